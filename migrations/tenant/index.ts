@@ -1,0 +1,7 @@
+import { TenantCore1763700000001 } from './1763700000001-tenant-core';
+
+/** Migrations of every tenant database or schema (and of the platform tenant in the main database), in order. */
+export const TENANT_MIGRATIONS = [TenantCore1763700000001];
+
+/** The name of the newest tenant migration: a tenant whose schema_version equals it is up to date. */
+export const TENANT_SCHEMA_VERSION = TENANT_MIGRATIONS[TENANT_MIGRATIONS.length - 1].name;

@@ -1,0 +1,50 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
+import { BootstrapModule } from './bootstrap/bootstrap.module';
+import { AuthCoreModule } from './common/auth/auth-core.module';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ErrorInterceptor } from './common/errors/error.interceptor';
+import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { IntrospectionModule } from './introspection/introspection.module';
+import { KeysModule } from './keys/keys.module';
+import { SectorModule } from './sector/sector.module';
+import { SettingsModule } from './settings/settings.module';
+import { TenantModule } from './tenant/tenant.module';
+import { UserModule } from './user/user.module';
+
+@Module({})
+export class AppModule implements NestModule {
+  /** The whole service for a validated configuration and the main database URL. */
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(databaseUrl),
+        AuthCoreModule,
+        KeysModule,
+        UserModule,
+        SettingsModule,
+        SectorModule,
+        TenantModule,
+        AuthModule,
+        IntrospectionModule,
+        HealthModule,
+        BootstrapModule,
+      ],
+      providers: [
+        { provide: APP_INTERCEPTOR, useClass: ErrorInterceptor },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestIdMiddleware).forRoutes('*path');
+  }
+}

@@ -1,0 +1,163 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { randomId } from '../common/crypto/secret-box';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { SectorRoute, TenantDirectory } from '../common/tenancy/tenant-directory';
+import { AccessTokenService } from '../keys/access-token.service';
+import { SettingsRepository } from '../settings/settings.repository';
+import { SectorSettingsEntity } from '../settings/sector-settings.entity';
+import { PasswordHasher } from '../user/password-hasher';
+import { PASSWORD_MAX_BYTES } from '../user/password-policy';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { Factor, nextStep } from './auth-policy';
+import { AuthTransactionEntity } from './auth-transaction.entity';
+import { AuthTransactionRepository } from './auth-transaction.repository';
+import { AuthResultResponse, PasswordLoginDto } from './dto/auth.dto';
+
+/** Everything one step of a sign-in works on. */
+interface StepContext {
+  route: SectorRoute;
+  db: TenantDb;
+  settings: SectorSettingsEntity;
+}
+
+const PURGE_PROBABILITY = 0.01;
+
+/**
+ * The authentication transaction engine. Each step loads or starts the
+ * transaction, verifies its factor, asks the policy what comes next, and records
+ * the outcome with one conditional UPDATE; the step that completes it issues the
+ * token. Further factors (OTP, passkeys, social login) are further steps on the
+ * same record.
+ */
+@Injectable()
+export class AuthFlowService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly settingsRepo: SettingsRepository,
+    private readonly users: UserRepository,
+    private readonly transactions: AuthTransactionRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: AccessTokenService,
+  ) {}
+
+  /** Operation 11: verify a password, starting or continuing a transaction. */
+  async passwordStep(dto: PasswordLoginDto, clientIp: string): Promise<AuthResultResponse> {
+    const ctx = await this.context(dto.sectorID);
+    const existing = dto.transactionID ? await this.pendingTransaction(ctx, dto.transactionID) : undefined;
+    if (!existing && !dto.username) throw DomainError.invalidField('username', 'is required when starting a new flow');
+    if (dto.password === undefined || dto.password === '') throw DomainError.invalidField('password', 'is required');
+
+    const user = existing?.userId
+      ? await this.users.findById(ctx.db, existing.userId)
+      : await this.users.findByLogin(ctx.db, ctx.route.sectorId, dto.username ?? '');
+    if (existing && user && dto.username && !this.matchesLogin(user, dto.username)) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction belongs to another user.');
+    }
+    const tooLong = Buffer.byteLength(dto.password, 'utf8') > PASSWORD_MAX_BYTES;
+    const ok = await this.hasher.verifyOrWaste(dto.password, tooLong ? null : user?.passwordHash);
+    if (!user || !ok) throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The username or password is incorrect.');
+
+    return this.recordFactor(ctx, user, existing, 'PASSWORD', clientIp);
+  }
+
+  private async context(sectorId: string | undefined): Promise<StepContext> {
+    const route = await this.directory.routeSectorOrPlatformDefault(sectorId);
+    const db = await this.connections.db(route.tenant);
+    const settings = await this.settingsRepo.find(db, route.sectorId);
+    if (!settings) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    return { route, db, settings };
+  }
+
+  private matchesLogin(user: UserEntity, login: string): boolean {
+    const l = login.toLowerCase();
+    return user.username.toLowerCase() === l || (user.email !== '' && user.email.toLowerCase() === l);
+  }
+
+  /** A transaction that later steps may continue: of this sector, pending and unexpired. */
+  private async pendingTransaction(ctx: StepContext, id: string): Promise<AuthTransactionEntity> {
+    const tx = await this.transactions.find(ctx.db, id);
+    if (!tx || tx.sectorId !== ctx.route.sectorId) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_NOT_FOUND, 'No such authentication transaction in this sector.');
+    }
+    if (tx.status !== 'PENDING') throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction is already completed.');
+    if (tx.expiresAt.getTime() <= Date.now()) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_EXPIRED, 'The authentication transaction has expired; start again.');
+    }
+    return tx;
+  }
+
+  /**
+   * Records a satisfied factor and moves the transaction on: a new transaction is
+   * inserted in its resulting state; an existing one changes with one conditional
+   * UPDATE, so of racing steps only one completes it and gets a token.
+   */
+  private async recordFactor(
+    ctx: StepContext,
+    user: UserEntity,
+    existing: AuthTransactionEntity | undefined,
+    factor: Factor,
+    clientIp: string,
+  ): Promise<AuthResultResponse> {
+    const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
+    const next = nextStep({ factors, mfaRequired: ctx.settings.mfaRequired, enrolledSecondFactors: [] });
+    const status = next.status === 'SUCCESS' ? 'SUCCESS' : 'PENDING';
+    let transactionId: string;
+    if (existing) {
+      const advanced = await this.transactions.advance(ctx.db, existing.id, 'PENDING', {
+        factors,
+        status,
+        pendingChallenge: next.challengeType,
+        complete: status === 'SUCCESS',
+      });
+      if (!advanced) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
+      transactionId = existing.id;
+    } else {
+      transactionId = randomId(32);
+      await this.transactions.insert(ctx.db, this.newTransaction(ctx, user, transactionId, factors, status, next.challengeType, clientIp));
+      if (Math.random() < PURGE_PROBABILITY) void this.transactions.purgeExpired(ctx.db).catch(() => undefined);
+    }
+    if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
+    const { token } = await this.tokens.issue({
+      tenantId: ctx.route.tenant.id,
+      kid: ctx.route.tenant.kid,
+      sectorId: ctx.route.sectorId,
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      ttlSeconds: Number(ctx.settings.accessTokenDuration),
+    });
+    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token };
+  }
+
+  private newTransaction(
+    ctx: StepContext,
+    user: UserEntity,
+    id: string,
+    factors: Factor[],
+    status: 'SUCCESS' | 'PENDING',
+    challenge: string,
+    clientIp: string,
+  ): AuthTransactionEntity {
+    const tx = new AuthTransactionEntity();
+    tx.id = id;
+    tx.kind = 'login';
+    tx.sectorId = ctx.route.sectorId;
+    tx.userId = user.id;
+    tx.status = status;
+    tx.factors = factors;
+    tx.pendingChallenge = challenge;
+    tx.attemptsLeft = 5;
+    tx.data = {};
+    tx.clientIp = clientIp || null;
+    tx.expiresAt = new Date(Date.now() + this.config.transactionTtlSeconds * 1000);
+    tx.completedAt = status === 'SUCCESS' ? new Date() : null;
+    return tx;
+  }
+}

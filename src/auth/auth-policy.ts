@@ -1,0 +1,35 @@
+/** The factors a transaction can record as satisfied. */
+export type Factor = 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'SOCIAL';
+
+export type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
+export type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
+
+export interface PolicyInput {
+  /** Factors the transaction has satisfied so far. */
+  factors: readonly Factor[];
+  /** The sector requires a second factor. */
+  mfaRequired: boolean;
+  /** Second factors the user has enrolled and verified (none until OTP and passkeys arrive). */
+  enrolledSecondFactors: readonly Exclude<Factor, 'PASSWORD'>[];
+}
+
+export interface NextStep {
+  status: AuthStatus;
+  challengeType: ChallengeType;
+}
+
+const SECOND_FACTORS: readonly Factor[] = ['OTP', 'WEBAUTHN'];
+
+/**
+ * What a transaction needs next, from what it has and what the sector and user
+ * require: the one rule every sign-in step asks. A user who enrolled a second
+ * factor must use it even where the sector does not require MFA.
+ */
+export function nextStep(input: PolicyInput): NextStep {
+  const hasSecond = input.factors.some((f) => SECOND_FACTORS.includes(f));
+  const needsSecond = input.mfaRequired || input.enrolledSecondFactors.length > 0;
+  if (!needsSecond || hasSecond) return { status: 'SUCCESS', challengeType: '' };
+  if (input.enrolledSecondFactors.length === 0) return { status: 'MFA_ENROLLMENT_REQUIRED', challengeType: 'EMAIL_OTP_ENROLLMENT' };
+  const preferred = input.enrolledSecondFactors.includes('WEBAUTHN') ? 'WEBAUTHN' : 'OTP';
+  return { status: 'MFA_REQUIRED', challengeType: preferred };
+}

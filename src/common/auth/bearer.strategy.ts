@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-custom';
+import { DomainError } from '../errors/domain-error';
+import { Reason } from '../errors/error-codes';
+import { headerValue, IncomingRequest } from '../http/request';
+import { CredentialService } from './credential.service';
+import { Principal } from './principal';
+
+export const BEARER_STRATEGY = 'bearer';
+
+/** Passport strategy: the credential travels only as `Authorization: Bearer <credential>`. */
+@Injectable()
+export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) {
+  constructor(private readonly credentials: CredentialService) {
+    super();
+  }
+
+  async validate(req: IncomingRequest): Promise<Principal> {
+    const header = headerValue(req, 'authorization');
+    const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
+    if (!match) {
+      throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A bearer credential is required (Authorization: Bearer <token>).');
+    }
+    return this.credentials.authenticate(match[1]);
+  }
+}

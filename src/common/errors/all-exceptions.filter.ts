@@ -1,0 +1,26 @@
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ensureRequestId, IncomingRequest } from '../http/request';
+import { toWireError } from './error-mapper';
+import { MappedError } from './error.interceptor';
+
+/**
+ * The global filter: writes errors that the interceptor mapped, and maps (with the
+ * same mapper) whatever never reached an interceptor: guards, unknown routes,
+ * the body parser, pipes.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<IncomingRequest>();
+    const res = http.getResponse<unknown>();
+    const wire =
+      exception instanceof MappedError ? exception.wire : toWireError(exception, ensureRequestId(req), req.originalUrl ?? req.url);
+    const adapter = this.adapterHost.httpAdapter;
+    for (const [name, value] of Object.entries(wire.headers)) adapter.setHeader(res, name, value);
+    adapter.reply(res, wire.body, wire.status);
+  }
+}

@@ -1,0 +1,39 @@
+/** Recognises PostgreSQL / network failures that mean "the database cannot be reached". */
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection is not established',
+  'the database system is shutting down',
+  'the database system is starting up',
+];
+
+function driverErrorOf(err: unknown): Record<string, unknown> | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as Record<string, unknown>;
+  if (typeof e.driverError === 'object' && e.driverError !== null) return e.driverError as Record<string, unknown>;
+  return e;
+}
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = driverErrorOf(err);
+  if (!e) return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || NETWORK_CODES.has(code)) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return CONNECTION_MESSAGES.some((m) => message.includes(m));
+}
+
+/** SQLSTATE of a failed query (unique_violation is 23505), if any. */
+export function sqlStateOf(err: unknown): string | undefined {
+  const e = driverErrorOf(err);
+  return e && typeof e.code === 'string' ? e.code : undefined;
+}
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = driverErrorOf(err);
+  if (!e || e.code !== '23505') return false;
+  return constraint === undefined || e.constraint === constraint;
+}

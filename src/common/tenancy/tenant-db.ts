@@ -1,0 +1,27 @@
+import { EntityManager } from 'typeorm';
+
+/** What every tenant-scoped call needs to know of its tenant. */
+export interface TenantRef {
+  id: string;
+  slug: string;
+  isPlatform: boolean;
+  rootSectorId: string;
+}
+
+/**
+ * The database handle of one tenant (HOUSE-RULES §3: the tenant is an argument).
+ * Repositories take it first; it is bound to the tenant's own database or schema,
+ * so a query through it cannot see another tenant's rows.
+ */
+export class TenantDb {
+  constructor(
+    readonly tenant: TenantRef,
+    readonly manager: EntityManager,
+  ) {}
+
+  /** Runs `work` in one database transaction of this tenant. */
+  transaction<T>(work: (tx: TenantDb) => Promise<T>): Promise<T> {
+    if (this.manager.queryRunner?.isTransactionActive) return work(this);
+    return this.manager.transaction((em) => work(new TenantDb(this.tenant, em)));
+  }
+}

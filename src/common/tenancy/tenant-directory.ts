@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { MAIN_DATA_SOURCE } from '../../database/tokens';
+import { SectorDirectoryEntity } from '../../sector/sector-directory.entity';
+import { TenantEntity } from '../../tenant/tenant.entity';
+import { DomainError } from '../errors/domain-error';
+import { Reason } from '../errors/error-codes';
+import { isUuid } from '../wire/wire';
+
+export interface SectorRoute {
+  sectorId: string;
+  tenant: TenantEntity;
+  isDefault: boolean;
+}
+
+const TENANT_CACHE_MS = 5_000;
+
+/**
+ * Read side of the main database's directory: tenants by id, slug and platform
+ * flag, and which tenant a sector belongs to. Tenant rows are cached for a few
+ * seconds (their `kid` changes on rotation); sector routes never change.
+ */
+@Injectable()
+export class TenantDirectory {
+  private readonly tenants = new Map<string, { tenant: TenantEntity; at: number }>();
+  private readonly sectors = new Map<string, { tenantId: string; isDefault: boolean }>();
+  private platformId: string | undefined;
+
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+
+  async tenantById(id: string): Promise<TenantEntity | undefined> {
+    if (!isUuid(id)) return undefined;
+    const cached = this.tenants.get(id);
+    if (cached && Date.now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
+    const tenant = await this.main.getRepository(TenantEntity).findOneBy({ id });
+    if (tenant) this.remember(tenant);
+    else this.tenants.delete(id);
+    return tenant ?? undefined;
+  }
+
+  async requireTenant(id: string): Promise<TenantEntity> {
+    const tenant = await this.tenantById(id);
+    if (!tenant) throw DomainError.notFound(Reason.TENANT_NOT_FOUND, 'No such tenant.');
+    return tenant;
+  }
+
+  async tenantBySlug(slug: string): Promise<TenantEntity | undefined> {
+    const tenant = await this.main.getRepository(TenantEntity).findOneBy({ slug });
+    if (tenant) this.remember(tenant);
+    return tenant ?? undefined;
+  }
+
+  async platform(): Promise<TenantEntity> {
+    if (this.platformId) return this.requireTenant(this.platformId);
+    const tenant = await this.main.getRepository(TenantEntity).findOneBy({ isPlatform: true });
+    if (!tenant) throw new Error('The platform tenant does not exist yet');
+    this.platformId = tenant.id;
+    this.remember(tenant);
+    return tenant;
+  }
+
+  /** Where a sector lives; NOT_FOUND (or INVALID_ARGUMENT for a malformed id) otherwise. */
+  async routeSector(sectorId: string): Promise<SectorRoute> {
+    if (!isUuid(sectorId)) throw DomainError.invalidField('sectorID', 'must be a UUID');
+    let entry = this.sectors.get(sectorId);
+    if (!entry) {
+      const row = await this.main.getRepository(SectorDirectoryEntity).findOneBy({ sectorId });
+      if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+      entry = { tenantId: row.tenantId, isDefault: row.isDefault };
+      if (this.sectors.size > 100_000) this.sectors.clear();
+      this.sectors.set(sectorId, entry);
+    }
+    const tenant = await this.tenantById(entry.tenantId);
+    if (!tenant) {
+      this.sectors.delete(sectorId);
+      throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    }
+    return { sectorId, tenant, isDefault: entry.isDefault };
+  }
+
+  /** A sector given in a login, signup or OAuth request; omitted means the platform tenant's default sector. */
+  async routeSectorOrPlatformDefault(sectorId: string | undefined): Promise<SectorRoute> {
+    if (sectorId === undefined || sectorId === '') {
+      const platform = await this.platform();
+      return { sectorId: platform.rootSectorId, tenant: platform, isDefault: true };
+    }
+    return this.routeSector(sectorId);
+  }
+
+  remember(tenant: TenantEntity): void {
+    this.tenants.set(tenant.id, { tenant, at: Date.now() });
+  }
+
+  forget(tenantId: string): void {
+    this.tenants.delete(tenantId);
+  }
+}

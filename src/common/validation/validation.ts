@@ -1,0 +1,143 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { DomainError, FieldViolation } from '../errors/domain-error';
+
+function flatten(errors: ValidationError[], parent = ''): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  for (const e of errors) {
+    const field = parent ? `${parent}.${e.property}` : e.property;
+    if (e.constraints) {
+      out.push({ field, description: Object.values(e.constraints).join('; ') });
+    }
+    if (e.children?.length) out.push(...flatten(e.children, field));
+  }
+  return out;
+}
+
+/** Validation failures become INVALID_ARGUMENT with one BadRequest field violation per field. */
+export function validationErrorFactory(errors: ValidationError[]): DomainError {
+  const violations = flatten(errors);
+  const byField = new Map<string, string>();
+  for (const v of violations) byField.set(v.field, byField.has(v.field) ? `${byField.get(v.field)}; ${v.description}` : v.description);
+  const fieldViolations = [...byField].map(([field, description]) => ({ field, description }));
+  const summary = fieldViolations.map((v) => `${v.field}: ${v.description}`).join('; ');
+  return DomainError.invalidArgument(`Invalid request: ${summary}`, fieldViolations);
+}
+
+/**
+ * The global pipe: strict types (no implicit conversion), unknown fields dropped
+ * (ignored, as CONVENTIONS §1 says), errors in the contract's body.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: false,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: validationErrorFactory,
+  });
+}
+
+const INT64 = /^-?\d{1,19}$/;
+
+/** int64 in a request: a JSON string or number; normalised to a decimal string. */
+export function ToInt64String(): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+    if (typeof value === 'string' && INT64.test(value.trim())) return String(BigInt(value.trim()));
+    return value;
+  });
+}
+
+/** Validates an int64 decimal string within [min, max]. */
+export function IsInt64InRange(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isInt64InRange',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `must be an integer (string or number) from ${min} to ${max}`, ...options },
+      validator: {
+        validate(value: unknown) {
+          if (typeof value !== 'string' || !INT64.test(value)) return false;
+          const n = Number(value);
+          return n >= min && n <= max;
+        },
+      },
+    });
+  };
+}
+
+/** Query strings: "true"/"false"/"1"/"0" become booleans; anything else stays and fails @IsBoolean. */
+export function QueryBoolean(): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (typeof value === 'boolean') return value;
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    return value;
+  });
+}
+
+/** Query strings: a whole number becomes a number; anything else stays and fails @IsInt. */
+export function QueryInt(): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (typeof value === 'number') return value;
+    if (typeof value === 'string' && /^-?\d{1,9}$/.test(value.trim())) return Number(value.trim());
+    return value;
+  });
+}
+
+/** Query arrays: repeated keys or a comma-separated value become a string array. */
+export function QueryStringArray(): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (value === undefined) return undefined;
+    const list = Array.isArray(value) ? value : [value];
+    return list.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).filter((v) => v !== '');
+  });
+}
+
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const SLUG_MESSAGE = 'must be 2 to 63 characters of lowercase letters, digits and "-", not starting or ending with "-"';
+
+/** Slug rule of CONVENTIONS §5. */
+export function isValidSlug(slug: string): boolean {
+  return slug.length >= 2 && slug.length <= 63 && SLUG_PATTERN.test(slug);
+}
+
+/** An exact origin: scheme://host[:port], nothing after it. */
+export function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+export function IsOriginList(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isOriginList',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must be an array of at most 100 origins such as https://app.example.com (scheme, host, optional port; no path)', ...options },
+      validator: { validate: (value: unknown) => Array.isArray(value) && value.length <= 100 && value.every(isOrigin) },
+    });
+}
+
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** A DNS host name (lowercase), or the empty string. */
+export function IsHostnameOrEmpty(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isHostnameOrEmpty',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must be a lowercase DNS host name such as login.example.com, or empty', ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && (value === '' || HOSTNAME.test(value)) },
+    });
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type TenancyMode = 'pooled' | 'schema';
+
+/** The typed, validated configuration. Built once, at boot, from the environment. */
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  tenancyMode: TenancyMode;
+  publicUrl: string;
+  masterKey: string;
+  masterKeySource: 'env' | 'generated' | 'file';
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  smsWebhookUrl: string | undefined;
+  bootstrapAdminEmail: string;
+  bootstrapAdminPassword: string | undefined;
+  bcryptCost: number;
+  mainPoolMax: number;
+  tenantPoolMax: number;
+  tenantConnectionsMax: number;
+  tenantIdleMs: number;
+  transactionTtlSeconds: number;
+  shutdownTimeoutMs: number;
+  logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  trustProxy: boolean;
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * The master key must carry at least 256 bits. In development, when unset, one is
+ * generated into DATA_DIR/master.key so that restarts can still decrypt what was
+ * stored; in production it is required.
+ */
+function masterKey(env: Env, dataDir: string, production: boolean): Pick<AppConfig, 'masterKey' | 'masterKeySource'> {
+  const raw = str(env, 'MASTER_KEY');
+  if (raw !== undefined) {
+    if (raw.length < 32) throw new ConfigError('MASTER_KEY', 'must be at least 32 characters');
+    return { masterKey: raw, masterKeySource: 'env' };
+  }
+  if (production) throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production');
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return { masterKey: readFileSync(file, 'utf8').trim(), masterKeySource: 'file' };
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return { masterKey: key, masterKeySource: 'generated' };
+}
+
+/** Reads and validates the whole configuration; throws ConfigError on the first bad value. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const dataDirRaw = str(env, 'DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const mailFrom = str(env, 'MAIL_FROM') ?? 'no-reply@localhost';
+  if (!EMAIL.test(mailFrom) && !/<[^\s@]+@[^\s@]+>$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM', 'must be an email address');
+  }
+  const bootstrapAdminEmail = (str(env, 'BOOTSTRAP_ADMIN_EMAIL') ?? 'admin@localhost').toLowerCase();
+  if (!EMAIL.test(bootstrapAdminEmail)) throw new ConfigError('BOOTSTRAP_ADMIN_EMAIL', 'must be an email address');
+  const bootstrapAdminPassword = str(env, 'BOOTSTRAP_ADMIN_PASSWORD');
+  if (bootstrapAdminPassword !== undefined && bootstrapAdminPassword.length < 8) {
+    throw new ConfigError('BOOTSTRAP_ADMIN_PASSWORD', 'must be at least 8 characters');
+  }
+  if (bootstrapAdminPassword !== undefined && Buffer.byteLength(bootstrapAdminPassword) > 72) {
+    throw new ConfigError('BOOTSTRAP_ADMIN_PASSWORD', 'must be at most 72 bytes');
+  }
+  return {
+    nodeEnv,
+    port,
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir,
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
+    tenancyMode: oneOf(env, 'TENANCY_MODE', ['pooled', 'schema'] as const, 'pooled'),
+    publicUrl,
+    ...masterKey(env, dataDir, production),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom,
+    smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
+    bootstrapAdminEmail,
+    bootstrapAdminPassword,
+    bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
+    mainPoolMax: int(env, 'DB_POOL_MAX', 20, 2, 500),
+    tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
+    tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),
+    tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
+    transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** Injection token for the AppConfig object. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

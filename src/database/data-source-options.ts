@@ -1,0 +1,74 @@
+import { DataSourceOptions } from 'typeorm';
+import { MAIN_MIGRATIONS } from '../../migrations/main';
+import { TENANT_MIGRATIONS } from '../../migrations/tenant';
+import { MAIN_ENTITIES, TENANT_ENTITIES } from './entities';
+
+export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
+export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
+
+export interface PoolSettings {
+  max: number;
+  idleTimeoutMillis: number;
+  applicationName: string;
+}
+
+function base(url: string, pool: PoolSettings) {
+  return {
+    type: 'postgres' as const,
+    url,
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error' as const],
+    extra: {
+      max: pool.max,
+      idleTimeoutMillis: pool.idleTimeoutMillis,
+      connectionTimeoutMillis: 5000,
+      application_name: pool.applicationName,
+    },
+  };
+}
+
+/** The main database: the directory, and the platform tenant's tables in its public schema. */
+export function mainDataSourceOptions(url: string, pool: PoolSettings): DataSourceOptions {
+  return {
+    ...base(url, pool),
+    entities: [...MAIN_ENTITIES, ...TENANT_ENTITIES],
+    migrations: MAIN_MIGRATIONS,
+    migrationsTableName: MAIN_MIGRATIONS_TABLE,
+  };
+}
+
+/**
+ * A tenant's database (pooled mode) or schema (schema mode). In schema mode the
+ * search_path points at the tenant schema so that the migrations' plain SQL lands there.
+ */
+export function tenantDataSourceOptions(url: string, pool: PoolSettings, schema?: string): DataSourceOptions {
+  const options = base(url, pool);
+  if (schema) {
+    (options.extra as Record<string, unknown>).options = `-c search_path=${schema}`;
+  }
+  return {
+    ...options,
+    ...(schema ? { schema } : {}),
+    entities: TENANT_ENTITIES,
+    migrations: TENANT_MIGRATIONS,
+    migrationsTableName: TENANT_MIGRATIONS_TABLE,
+  };
+}
+
+/** The platform tenant's tables live in the main database, tracked by the tenant migrations table. */
+export function platformTenantMigrationOptions(url: string, pool: PoolSettings): DataSourceOptions {
+  return { ...tenantDataSourceOptions(url, pool), entities: [...MAIN_ENTITIES, ...TENANT_ENTITIES] };
+}
+
+/** Replaces the database name in a PostgreSQL URL. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = '/' + encodeURIComponent(database);
+  return u.toString();
+}
+
+export function databaseNameOf(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  return name || 'postgres';
+}

@@ -1,0 +1,38 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { Public } from '../common/auth/decorators';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { ApiErrors } from '../common/http/api-errors';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+
+class HealthResponse {
+  @ApiProperty({ example: 'ok' }) status: string;
+}
+
+@ApiTags('Health')
+@Controller()
+export class HealthController {
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+
+  @Public()
+  @Get('healthz')
+  @ApiOkResponse({ type: HealthResponse, description: 'Liveness' })
+  live(): HealthResponse {
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @Get('readyz')
+  @ApiErrors()
+  @ApiOkResponse({ type: HealthResponse, description: 'Readiness: the main database answers' })
+  async ready(): Promise<HealthResponse> {
+    try {
+      await this.main.query('SELECT 1');
+    } catch (err) {
+      throw DomainError.unavailable(Reason.DATABASE_UNAVAILABLE, 'The main database is unreachable.', err);
+    }
+    return { status: 'ok' };
+  }
+}

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { CredentialService } from '../common/auth/credential.service';
+import { Principal } from '../common/auth/principal';
+import { int64 } from '../common/wire/wire';
+import { IntrospectionResponse } from './dto/introspection.dto';
+
+@Injectable()
+export class IntrospectionService {
+  constructor(private readonly credentials: CredentialService) {}
+
+  /**
+   * Validates a token for a caller of the same tenant: signature against the
+   * cached keys, exact expiry, and a user that still exists (one indexed read).
+   */
+  async introspect(caller: Principal, token: string): Promise<IntrospectionResponse> {
+    const { claims, user } = await this.credentials.verifyAccessToken(token, caller.tenant.id);
+    return {
+      sub: user.id,
+      username: user.username,
+      sectorID: user.sectorId,
+      isAdmin: user.isAdmin,
+      exp: int64(claims.exp),
+      iat: int64(claims.iat),
+      tenantID: claims.tenantID,
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { KeyService, SIGNING_ALG } from './key.service';
+
+/** The claims of an access token (CONVENTIONS §3). */
+export interface AccessTokenClaims {
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  iss: string;
+  tenantID: string;
+  sectorID: string;
+  username: string;
+  isAdmin: boolean;
+}
+
+export interface IssueTokenInput {
+  tenantId: string;
+  kid: string;
+  sectorId: string;
+  userId: string;
+  username: string;
+  isAdmin: boolean;
+  ttlSeconds: number;
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** Signs access tokens with the tenant's current key and verifies them against the cached public keys. */
+@Injectable()
+export class AccessTokenService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jwt: JwtService,
+    private readonly keys: KeyService,
+  ) {}
+
+  async issue(input: IssueTokenInput): Promise<{ token: string; claims: AccessTokenClaims }> {
+    const privateKey = await this.keys.privateKey(input.kid);
+    const iat = Math.floor(Date.now() / 1000);
+    const claims: AccessTokenClaims = {
+      sub: input.userId,
+      iat,
+      exp: iat + input.ttlSeconds,
+      jti: randomUUID(),
+      iss: this.config.publicUrl,
+      tenantID: input.tenantId,
+      sectorID: input.sectorId,
+      username: input.username,
+      isAdmin: input.isAdmin,
+    };
+    await this.keys.noteTokenTtl(input.kid, input.ttlSeconds);
+    const token = await this.jwt.signAsync(claims, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });
+    return { token, claims };
+  }
+
+  /** Looks like a JWT (three base64url parts)? API tokens do not. */
+  looksLikeJwt(credential: string): boolean {
+    return JWT_SHAPE.test(credential);
+  }
+
+  /**
+   * Verifies signature, issuer and expiry (exact, no leeway) and that the token's
+   * tenant is the owner of the key that signed it. TOKEN_INVALID / TOKEN_EXPIRED otherwise.
+   */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+    if (!this.looksLikeJwt(token)) throw invalid();
+    const decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
+    const kid = decoded?.header?.kid;
+    if (typeof kid !== 'string' || decoded?.header?.alg !== SIGNING_ALG) throw invalid();
+    const entry = await this.keys.publicKey(kid);
+    if (!entry) throw invalid();
+    let claims: AccessTokenClaims;
+    try {
+      claims = await this.jwt.verifyAsync<AccessTokenClaims>(token, {
+        publicKey: entry.key as unknown as string, // jsonwebtoken accepts a KeyObject; the typings lag behind
+        algorithms: [SIGNING_ALG],
+        issuer: this.config.publicUrl,
+        clockTolerance: 0,
+      });
+    } catch (err) {
+      if ((err as Error).name === 'TokenExpiredError') {
+        throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
+      }
+      throw invalid();
+    }
+    if (claims.tenantID !== entry.tenantId || typeof claims.sub !== 'string' || typeof claims.sectorID !== 'string') throw invalid();
+    return claims;
+  }
+}

@@ -1,0 +1,160 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SecretBox } from '../common/crypto/secret-box';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { SigningKeyEntity } from './signing-key.entity';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+export const SIGNING_ALG = 'ES256';
+const SEAL_PURPOSE = 'signing-key';
+const REFRESH_MS = 15_000;
+const UNKNOWN_KID_RELOAD_MS = 1_000;
+/** Extra time a retired key stays published, covering instances that had not yet seen the rotation. */
+const RETIRED_MARGIN_SECONDS = 300;
+
+export interface PublicKeyEntry {
+  kid: string;
+  tenantId: string;
+  key: KeyObject;
+  jwk: Record<string, string>;
+}
+
+export interface Jwks {
+  keys: Array<Record<string, string>>;
+}
+
+/**
+ * Tenants' signing keys: generation (ES256, P-256), the private halves sealed with
+ * MASTER_KEY at rest and cached decrypted in memory, the published JWK Set, and
+ * rotation. Public keys are cached in memory and refreshed in the background, so
+ * verifying a token costs no database work.
+ */
+@Injectable()
+export class KeyService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Keys');
+  private readonly box: SecretBox;
+  private publicKeys = new Map<string, PublicKeyEntry>();
+  private jwksCache: Jwks = { keys: [] };
+  private readonly privateKeys = new Map<string, KeyObject>();
+  private readonly ttlSeen = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastReload = 0;
+  private reloading: Promise<void> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+  ) {
+    this.box = new SecretBox(config.masterKey);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => void this.reload().catch((e: Error) => this.logger.warn(`Key refresh failed: ${e.message}`)), REFRESH_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** A new key pair for a tenant, as the row to store (the private half sealed). */
+  async generate(tenantId: string): Promise<SigningKeyEntity> {
+    const { publicKey, privateKey } = await generateKeyPairAsync('ec', { namedCurve: 'P-256' });
+    const kid = randomBytes(12).toString('base64url');
+    const row = new SigningKeyEntity();
+    row.kid = kid;
+    row.tenantId = tenantId;
+    row.alg = SIGNING_ALG;
+    row.publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg: SIGNING_ALG, use: 'sig' };
+    row.privateKeySealed = this.box.seal(SEAL_PURPOSE, privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    row.maxTokenTtlSeconds = 0;
+    row.retiredAt = null;
+    this.privateKeys.set(kid, privateKey);
+    return row;
+  }
+
+  /** Reloads the published keys: current ones, and retired ones until their last token expires. */
+  async reload(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    this.reloading = (async () => {
+      const rows: SigningKeyEntity[] = await this.main
+        .getRepository(SigningKeyEntity)
+        .createQueryBuilder('k')
+        .where(
+          `k.retired_at IS NULL OR k.retired_at + make_interval(secs => k.max_token_ttl_seconds + ${RETIRED_MARGIN_SECONDS}) > now()`,
+        )
+        .orderBy('k.created_at', 'ASC')
+        .getMany();
+      const next = new Map<string, PublicKeyEntry>();
+      for (const row of rows) {
+        const previous = this.publicKeys.get(row.kid);
+        next.set(row.kid, previous ?? { kid: row.kid, tenantId: row.tenantId, jwk: row.publicJwk, key: createPublicKey({ key: row.publicJwk, format: 'jwk' }) });
+      }
+      this.publicKeys = next;
+      this.jwksCache = { keys: rows.map((r) => r.publicJwk) };
+      this.lastReload = Date.now();
+    })().finally(() => (this.reloading = undefined));
+    return this.reloading;
+  }
+
+  jwks(): Jwks {
+    return this.jwksCache;
+  }
+
+  /** The public key of `kid`; an unknown kid triggers at most one reload a second (keys made by another instance). */
+  async publicKey(kid: string): Promise<PublicKeyEntry | undefined> {
+    const hit = this.publicKeys.get(kid);
+    if (hit) return hit;
+    if (Date.now() - this.lastReload < UNKNOWN_KID_RELOAD_MS) return undefined;
+    await this.reload();
+    return this.publicKeys.get(kid);
+  }
+
+  /** The private key of `kid`, unsealed once and kept in memory. */
+  async privateKey(kid: string): Promise<KeyObject> {
+    const cached = this.privateKeys.get(kid);
+    if (cached) return cached;
+    const row = await this.main.getRepository(SigningKeyEntity).findOneByOrFail({ kid });
+    const key = createPrivateKey(this.box.open(SEAL_PURPOSE, row.privateKeySealed));
+    this.privateKeys.set(kid, key);
+    return key;
+  }
+
+  /**
+   * Records that a token of `ttlSeconds` was signed with `kid`, so that the key
+   * stays published long enough after a rotation. One write per higher value.
+   */
+  async noteTokenTtl(kid: string, ttlSeconds: number): Promise<void> {
+    if ((this.ttlSeen.get(kid) ?? 0) >= ttlSeconds) return;
+    await this.main.query('UPDATE signing_keys SET max_token_ttl_seconds = GREATEST(max_token_ttl_seconds, $2) WHERE kid = $1', [kid, ttlSeconds]);
+    this.ttlSeen.set(kid, ttlSeconds);
+  }
+
+  /** Stores a new key for the tenant inside the caller's transaction. */
+  async insert(em: EntityManager, row: SigningKeyEntity): Promise<void> {
+    await em.getRepository(SigningKeyEntity).insert(row);
+  }
+
+  /**
+   * Rotates a tenant's signing key: a new key becomes current, the old one is
+   * retired and stays published until every token it signed has expired.
+   */
+  async rotate(tenantId: string): Promise<{ oldKid: string; newKid: string }> {
+    const row = await this.generate(tenantId);
+    const result = await this.main.transaction(async (em) => {
+      const [tenant] = await em.query('SELECT kid FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+      if (!tenant) throw new Error(`No tenant ${tenantId}`);
+      await this.insert(em, row);
+      await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [tenant.kid]);
+      await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
+      return { oldKid: tenant.kid as string, newKid: row.kid };
+    });
+    await this.reload();
+    return result;
+  }
+}

@@ -1,0 +1,15 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** A tenant's signing key pair; the private half sealed with MASTER_KEY. */
+@Entity({ name: 'signing_keys' })
+export class SigningKeyEntity {
+  @PrimaryColumn('text') kid: string;
+  @Column('uuid', { name: 'tenant_id' }) tenantId: string;
+  @Column('text') alg: string;
+  @Column('jsonb', { name: 'public_jwk' }) publicJwk: Record<string, string>;
+  @Column('text', { name: 'private_key_sealed' }) privateKeySealed: string;
+  /** The longest token lifetime ever signed with this key: how long it stays published after retirement. */
+  @Column('integer', { name: 'max_token_ttl_seconds', default: 0 }) maxTokenTtlSeconds: number;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { name: 'retired_at', nullable: true }) retiredAt: Date | null;
+}

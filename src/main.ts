@@ -1,0 +1,102 @@
+import 'reflect-metadata';
+import { Logger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import express, { NextFunction, Request, Response } from 'express';
+import { AppModule } from './app.module';
+import { BootstrapService } from './bootstrap/bootstrap.service';
+import { toDomainError } from './common/errors/error-mapper';
+import { createValidationPipe } from './common/validation/validation';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
+import { setupOpenApi } from './openapi';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+export function logLevels(level: AppConfig['logLevel']): LogLevel[] {
+  return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+}
+
+/**
+ * Builds the HTTP application: JSON bodies up to 1 MiB (strict: objects and
+ * arrays), the global validation pipe, the OpenAPI document. The only place that
+ * knows the HTTP adapter is Express.
+ */
+export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
+    bodyParser: false,
+    logger: logLevels(config.logLevel),
+  });
+  // Body-parser failures (malformed JSON, over 1 MiB) become domain errors here, so
+  // the global filter maps them with their own reasons like any other error.
+  const json = express.json({ limit: '1mb', strict: true });
+  app.use((req: Request, res: Response, next: NextFunction) => json(req, res, (err?: unknown) => next(err ? toDomainError(err) : undefined)));
+  app.set('trust proxy', config.trustProxy);
+  app.set('x-powered-by', false);
+  app.useGlobalPipes(createValidationPipe());
+  setupOpenApi(app, config.publicUrl);
+  return app;
+}
+
+async function bootstrap(): Promise<void> {
+  const logger = new Logger('Main');
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      logger.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  let database: DatabaseServer | undefined;
+  let app: NestExpressApplication | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: draining requests and shutting down`);
+    const force = setTimeout(() => {
+      logger.error('Shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 30_000);
+    force.unref();
+    try {
+      await app?.close();
+      await database?.stop();
+      logger.log('Stopped cleanly');
+      process.exit(0);
+    } catch (err) {
+      logger.error(`Shutdown failed: ${(err as Error).message}`);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    database = await openDatabaseServer(config, new Logger('Database'));
+    app = await createApp(config, database.url);
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    logger.error(`Start failed: ${(err as Error).message}`, (err as Error).stack);
+    await app?.close().catch(() => undefined);
+    await database?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+  const outcome = app.get(BootstrapService).outcome;
+  if (outcome.generatedPassword) {
+    logger.log(
+      `Bootstrap platform admin created: username ${outcome.email} password ${outcome.generatedPassword} ` +
+        `(shown once; also written to ${outcome.credentialsFile})`,
+    );
+  } else if (outcome.created) {
+    logger.log(`Bootstrap platform admin created: username ${outcome.email} (password from BOOTSTRAP_ADMIN_PASSWORD)`);
+  }
+  logger.log(`Identity service ready on ${config.publicUrl} (listening on ${config.host}:${config.port}; API docs at ${config.publicUrl}/api/docs)`);
+}
+
+if (require.main === module) {
+  void bootstrap();
+}

@@ -1,0 +1,33 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal } from '../common/auth/decorators';
+import { Principal } from '../common/auth/principal';
+import { Role } from '../common/auth/role-matrix';
+import { ApiErrors } from '../common/http/api-errors';
+import { CreateSectorDto, ListSectorsQuery, ListSectorsResponse, SectorResponse } from './dto/sector.dto';
+import { SectorService } from './sector.service';
+
+@ApiTags('Sectors')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/sectors')
+export class SectorController {
+  constructor(private readonly sectors: SectorService) {}
+
+  @Get()
+  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN })
+  @ApiOperation({ summary: "List the sectors of the caller's tenant" })
+  @ApiOkResponse({ type: ListSectorsResponse })
+  list(@CurrentPrincipal() caller: Principal, @Query() query: ListSectorsQuery): Promise<ListSectorsResponse> {
+    return this.sectors.list(caller.tenant, query);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN })
+  @ApiOperation({ summary: "Create a sector in the caller's tenant" })
+  @ApiOkResponse({ type: SectorResponse })
+  create(@CurrentPrincipal() caller: Principal, @Body() body: CreateSectorDto): Promise<SectorResponse> {
+    return this.sectors.create(caller.tenant, body);
+  }
+}

@@ -1,0 +1,13 @@
+import { SectorResponse } from './dto/sector.dto';
+import { SectorEntity } from './sector.entity';
+
+export function toSectorResponse(s: SectorEntity): SectorResponse {
+  return {
+    sectorID: s.id,
+    name: s.name,
+    domain: s.domain,
+    isDefault: s.isDefault,
+    allowedOrigins: s.allowedOrigins ?? [],
+    slug: s.slug,
+  };
+}

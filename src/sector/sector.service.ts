@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { pageInfo, paging } from '../common/wire/paging';
+import { SettingsRepository } from '../settings/settings.repository';
+import { TenantEntity } from '../tenant/tenant.entity';
+import { CreateSectorDto, ListSectorsQuery, ListSectorsResponse, SectorResponse } from './dto/sector.dto';
+import { toSectorResponse } from './sector.mapper';
+import { SectorRepository } from './sector.repository';
+import { SectorEntity } from './sector.entity';
+
+export interface NewSector {
+  id?: string;
+  name: string;
+  slug: string;
+  domain?: string;
+  allowedOrigins?: string[];
+  isDefault?: boolean;
+}
+
+@Injectable()
+export class SectorService {
+  constructor(
+    private readonly connections: TenantConnections,
+    private readonly sectors: SectorRepository,
+    private readonly settings: SettingsRepository,
+  ) {}
+
+  /** Inserts a sector and its default settings inside the caller's tenant transaction. */
+  async insertWithSettings(tx: TenantDb, input: NewSector): Promise<SectorEntity> {
+    const sector = new SectorEntity();
+    sector.id = input.id ?? randomUUID();
+    sector.name = input.name;
+    sector.slug = input.slug;
+    sector.domain = input.domain ?? '';
+    sector.allowedOrigins = input.allowedOrigins ?? [];
+    sector.isDefault = input.isDefault ?? false;
+    try {
+      await this.sectors.insert(tx, sector);
+    } catch (err) {
+      if (isUniqueViolation(err, 'sectors_slug_key')) {
+        throw DomainError.alreadyExists(Reason.SECTOR_SLUG_TAKEN, `A sector with slug "${input.slug}" already exists in this tenant.`);
+      }
+      throw err;
+    }
+    await this.settings.createDefaults(tx, sector.id);
+    return sector;
+  }
+
+  /** Creates a sector in `tenant`: tenant rows and the directory entry, all or nothing. */
+  async create(tenant: TenantEntity, dto: CreateSectorDto): Promise<SectorResponse> {
+    const db = await this.connections.db(tenant);
+    let routed: SectorEntity | undefined;
+    try {
+      const sector = await db.transaction(async (tx) => {
+        const s = await this.insertWithSettings(tx, { ...dto, isDefault: false });
+        // The routing entry is written just before the tenant commit; undone below if that commit fails.
+        await this.sectors.insertDirectoryEntry(tenant.id, s);
+        routed = s;
+        return s;
+      });
+      return toSectorResponse(sector);
+    } catch (err) {
+      if (routed) await this.sectors.deleteDirectoryEntry(routed.id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async list(tenant: TenantEntity, query: ListSectorsQuery): Promise<ListSectorsResponse> {
+    const db = await this.connections.db(tenant);
+    const p = paging(query.pageSize, query.page);
+    const { items, total } = await this.sectors.list(db, { searchTerm: query.searchTerm, filterDomain: query.filterDomain }, p);
+    return { sectors: items.map(toSectorResponse), ...pageInfo(total, p) };
+  }
+}

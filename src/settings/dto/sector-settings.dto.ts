@@ -1,0 +1,74 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsHostnameOrEmpty, IsInt64InRange, IsOriginList, QueryBoolean, QueryStringArray, ToInt64String } from '../../common/validation/validation';
+import { IsHandlebarsTemplate, IsHttpUrlOrEmpty } from '../settings.validation';
+
+const SUBJECT_MAX = 998;
+const TEMPLATE_MAX = 100_000;
+const SMS_MAX = 1_600;
+
+/** Body of PUT /api/v1/sectors/{sectorID}/settings: every field optional; absent fields keep their value. */
+export class UpdateSectorSettingsDto {
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() MFARequired?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() SelfSignUpAllowed?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() AllowUserCreationForNonAdmins?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() AllowUserReadForNonAdmins?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(SUBJECT_MAX) @IsHandlebarsTemplate() OTPEmailSubject?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() OTPEmailBodyTemplate?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() OTPEmailBodyHTMLTemplate?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(SMS_MAX) @IsHandlebarsTemplate() OTPSMSTemplate?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(SUBJECT_MAX) @IsHandlebarsTemplate() InviteEmailSubject?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() InviteEmailBodyTemplate?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() InviteEmailBodyHTMLTemplate?: string;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Hours, 1 to 8760; "0" means the default 168.' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 8760) InviteExpirationHours?: string;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Seconds, 1 to 31536000; "0" means the default 3600.' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) AccessTokenDuration?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(SUBJECT_MAX) @IsHandlebarsTemplate() PasswordResetEmailSubject?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() PasswordResetEmailBodyTemplate?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(TEMPLATE_MAX) @IsHandlebarsTemplate() PasswordResetEmailBodyHTMLTemplate?: string;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Minutes, 1 to 1440; "0" means the default 15.' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 1440) PasswordResetTimeoutMinutes?: string;
+  @ApiPropertyOptional({ description: 'Relying-party ID (a host name); empty means the sector domain.' })
+  @IsOptional() @IsString() @IsHostnameOrEmpty() WebAuthnRPID?: string;
+  @ApiPropertyOptional({ description: 'Empty means the sector name.' }) @IsOptional() @IsString() @MaxLength(200) WebAuthnRPDisplayName?: string;
+  @ApiPropertyOptional({ type: [String] }) @IsOptional() @IsArray() @IsOriginList() WebAuthnRPOrigins?: string[];
+  @ApiPropertyOptional({ description: 'Base URL for magic links and invites (http or https), or empty.' })
+  @IsOptional() @IsString() @IsHttpUrlOrEmpty() MagicLinkURL?: string;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() WebAuthnDebug?: boolean;
+}
+
+export class SectorSettingsResponse {
+  @ApiProperty() sectorID: string;
+  @ApiProperty() MFARequired: boolean;
+  @ApiProperty() SelfSignUpAllowed: boolean;
+  @ApiProperty() AllowUserCreationForNonAdmins: boolean;
+  @ApiProperty() AllowUserReadForNonAdmins: boolean;
+  @ApiProperty() OTPEmailSubject: string;
+  @ApiProperty() OTPEmailBodyTemplate: string;
+  @ApiProperty() OTPEmailBodyHTMLTemplate: string;
+  @ApiProperty() OTPSMSTemplate: string;
+  @ApiProperty() InviteEmailSubject: string;
+  @ApiProperty() InviteEmailBodyTemplate: string;
+  @ApiProperty() InviteEmailBodyHTMLTemplate: string;
+  @ApiProperty({ type: 'string', format: 'int64', example: '168' }) InviteExpirationHours: string;
+  @ApiProperty({ type: 'string', format: 'int64', example: '3600' }) AccessTokenDuration: string;
+  @ApiProperty() PasswordResetEmailSubject: string;
+  @ApiProperty() PasswordResetEmailBodyTemplate: string;
+  @ApiProperty() PasswordResetEmailBodyHTMLTemplate: string;
+  @ApiProperty({ type: 'string', format: 'int64', example: '15' }) PasswordResetTimeoutMinutes: string;
+  @ApiProperty() WebAuthnRPID: string;
+  @ApiProperty() WebAuthnRPDisplayName: string;
+  @ApiProperty({ type: [String] }) WebAuthnRPOrigins: string[];
+  @ApiProperty() MagicLinkURL: string;
+  @ApiProperty() WebAuthnDebug: boolean;
+}
+
+/** Query of GET settings: accepted for compatibility with the published interface; it does not filter. */
+export class GetSectorSettingsQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() domain?: string;
+  @ApiPropertyOptional() @IsOptional() @QueryBoolean() @IsBoolean() isDefault?: boolean;
+  @ApiPropertyOptional({ type: [String] }) @IsOptional() @QueryStringArray() @IsArray() @IsString({ each: true }) allowedOrigins?: string[];
+  @ApiPropertyOptional() @IsOptional() @IsString() slug?: string;
+}

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** Security settings of one sector; int64 columns come back from pg as strings. */
+@Entity({ name: 'sector_settings' })
+export class SectorSettingsEntity {
+  @PrimaryColumn('uuid', { name: 'sector_id' }) sectorId: string;
+  @Column('boolean', { name: 'mfa_required' }) mfaRequired: boolean;
+  @Column('boolean', { name: 'self_sign_up_allowed' }) selfSignUpAllowed: boolean;
+  @Column('boolean', { name: 'allow_user_creation_for_non_admins' }) allowUserCreationForNonAdmins: boolean;
+  @Column('boolean', { name: 'allow_user_read_for_non_admins' }) allowUserReadForNonAdmins: boolean;
+  @Column('text', { name: 'otp_email_subject' }) otpEmailSubject: string;
+  @Column('text', { name: 'otp_email_body_template' }) otpEmailBodyTemplate: string;
+  @Column('text', { name: 'otp_email_body_html_template' }) otpEmailBodyHtmlTemplate: string;
+  @Column('text', { name: 'otp_sms_template' }) otpSmsTemplate: string;
+  @Column('text', { name: 'invite_email_subject' }) inviteEmailSubject: string;
+  @Column('text', { name: 'invite_email_body_template' }) inviteEmailBodyTemplate: string;
+  @Column('text', { name: 'invite_email_body_html_template' }) inviteEmailBodyHtmlTemplate: string;
+  @Column('bigint', { name: 'invite_expiration_hours' }) inviteExpirationHours: string;
+  @Column('bigint', { name: 'access_token_duration' }) accessTokenDuration: string;
+  @Column('text', { name: 'password_reset_email_subject' }) passwordResetEmailSubject: string;
+  @Column('text', { name: 'password_reset_email_body_template' }) passwordResetEmailBodyTemplate: string;
+  @Column('text', { name: 'password_reset_email_body_html_template' }) passwordResetEmailBodyHtmlTemplate: string;
+  @Column('bigint', { name: 'password_reset_timeout_minutes' }) passwordResetTimeoutMinutes: string;
+  @Column('text', { name: 'webauthn_rp_id' }) webauthnRpId: string;
+  @Column('text', { name: 'webauthn_rp_display_name' }) webauthnRpDisplayName: string;
+  @Column('text', { name: 'webauthn_rp_origins', array: true }) webauthnRpOrigins: string[];
+  @Column('text', { name: 'magic_link_url' }) magicLinkUrl: string;
+  @Column('boolean', { name: 'webauthn_debug' }) webauthnDebug: boolean;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}

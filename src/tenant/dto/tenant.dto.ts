@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { QueryBoolean, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/validation/validation';
+import { SectorResponse } from '../../sector/dto/sector.dto';
+
+export class ProvisionTenantDto {
+  @ApiProperty({ description: 'Lowercase letters, digits and -, 2 to 63 characters; unique on the platform.' })
+  @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: SLUG_MESSAGE }) slug: string;
+  @ApiProperty() @IsString() @Length(1, 200) name: string;
+  @ApiPropertyOptional({ description: "Email of the tenant's first admin, created in its default sector." })
+  @IsOptional() @IsString() @IsEmail({}, { message: 'must be an email address' }) @MaxLength(320) adminEmail?: string;
+  @ApiPropertyOptional({ description: "The first admin's password (at least 8 characters, at most 72 bytes); required with adminEmail." })
+  @IsOptional() @IsString() adminPassword?: string;
+}
+
+export class ProvisionTenantResponse {
+  @ApiProperty() tenantID: string;
+  @ApiProperty() slug: string;
+  @ApiProperty() kid: string;
+  @ApiProperty({ type: SectorResponse }) sector: SectorResponse;
+}
+
+export class GetTenantQuery {
+  @ApiPropertyOptional({ description: 'Check whether the tenant database is reachable.' })
+  @IsOptional() @QueryBoolean() @IsBoolean() ping?: boolean;
+  @ApiPropertyOptional({ description: 'Open the tenant database read-only for counts.' })
+  @IsOptional() @QueryBoolean() @IsBoolean() includeStats?: boolean;
+}
+
+export class TenantResponse {
+  @ApiProperty() tenantID: string;
+  @ApiProperty() slug: string;
+  @ApiProperty() kid: string;
+  @ApiProperty() isPlatform: boolean;
+  @ApiProperty() rootSectorID: string;
+  @ApiProperty({ type: 'integer', format: 'int32' }) sectorCount: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) subSectorCount: number;
+}
+
+export class TenantSectorSummary {
+  @ApiProperty() sectorID: string;
+  @ApiProperty() slug: string;
+  @ApiProperty() name: string;
+  @ApiProperty() isDefault: boolean;
+}
+
+export class TenantStats {
+  @ApiProperty({ type: 'integer', format: 'int32' }) userCount: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) pendingInviteCount: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) adminCount: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) apiTokenCount: number;
+  @ApiProperty() mfaRequired: boolean;
+  @ApiProperty() selfSignupAllowed: boolean;
+  @ApiProperty() webauthnConfigured: boolean;
+}
+
+export class GetTenantResponse {
+  @ApiProperty({ type: TenantResponse }) tenant: TenantResponse;
+  @ApiProperty({ type: [TenantSectorSummary] }) sectors: TenantSectorSummary[];
+  @ApiProperty() reachable: boolean;
+  @ApiProperty() reachError: string;
+  @ApiPropertyOptional({ type: TenantStats, description: 'Present only with includeStats=true.' }) stats?: TenantStats;
+}

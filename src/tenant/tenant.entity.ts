@@ -1,0 +1,20 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+export type TenantStorage = 'main' | 'pooled' | 'schema';
+
+/** A tenant in the directory of the main database. */
+@Entity({ name: 'tenants' })
+export class TenantEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('text') slug: string;
+  @Column('text') name: string;
+  @Column('boolean', { name: 'is_platform', default: false }) isPlatform: boolean;
+  /** Where its data lives: the main database (platform), its own database, or a schema of the main database. */
+  @Column('text') storage: TenantStorage;
+  @Column('text', { name: 'database_name', nullable: true }) databaseName: string | null;
+  @Column('text', { name: 'schema_name', nullable: true }) schemaName: string | null;
+  @Column('text') kid: string;
+  @Column('uuid', { name: 'root_sector_id' }) rootSectorId: string;
+  @Column('text', { name: 'schema_version', default: '' }) schemaVersion: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}

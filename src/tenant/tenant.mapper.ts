@@ -1,0 +1,19 @@
+import { SectorDirectoryEntity } from '../sector/sector-directory.entity';
+import { TenantResponse, TenantSectorSummary } from './dto/tenant.dto';
+import { TenantEntity } from './tenant.entity';
+
+export function toTenantResponse(t: TenantEntity, sectorCount: number): TenantResponse {
+  return {
+    tenantID: t.id,
+    slug: t.slug,
+    kid: t.kid,
+    isPlatform: t.isPlatform,
+    rootSectorID: t.rootSectorId,
+    sectorCount,
+    subSectorCount: Math.max(0, sectorCount - 1),
+  };
+}
+
+export function toTenantSectorSummary(s: SectorDirectoryEntity): TenantSectorSummary {
+  return { sectorID: s.sectorId, slug: s.slug, name: s.name, isDefault: s.isDefault };
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { KeysModule } from '../keys/keys.module';
+import { SectorModule } from '../sector/sector.module';
+import { SettingsModule } from '../settings/settings.module';
+import { UserModule } from '../user/user.module';
+import { TenantController } from './tenant.controller';
+import { TenantRepository } from './tenant.repository';
+import { TenantService } from './tenant.service';
+
+@Module({
+  imports: [KeysModule, SectorModule, SettingsModule, UserModule],
+  controllers: [TenantController],
+  providers: [TenantRepository, TenantService],
+  exports: [TenantService],
+})
+export class TenantModule {}

@@ -1,0 +1,208 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDirectory } from '../common/tenancy/tenant-directory';
+import { TenantStorageService } from '../common/tenancy/tenant-storage';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { KeyService } from '../keys/key.service';
+import { toSectorResponse } from '../sector/sector.mapper';
+import { SectorRepository } from '../sector/sector.repository';
+import { SectorService } from '../sector/sector.service';
+import { SettingsRepository } from '../settings/settings.repository';
+import { newUser } from '../user/new-user';
+import { PasswordHasher } from '../user/password-hasher';
+import { passwordViolation } from '../user/password-policy';
+import { UserRepository } from '../user/user.repository';
+import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
+import { toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
+import { TenantRepository } from './tenant.repository';
+import { TenantEntity } from './tenant.entity';
+
+export const DEFAULT_SECTOR_SLUG = 'admin';
+
+const EMPTY_STATS: TenantStats = {
+  userCount: 0,
+  pendingInviteCount: 0,
+  adminCount: 0,
+  apiTokenCount: 0,
+  mfaRequired: false,
+  selfSignupAllowed: false,
+  webauthnConfigured: false,
+};
+
+export interface NewTenantInput {
+  slug: string;
+  name: string;
+  adminEmail?: string;
+  adminPassword?: string;
+  isPlatform?: boolean;
+}
+
+@Injectable()
+export class TenantService {
+  private readonly logger = new Logger('Tenants');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly tenants: TenantRepository,
+    private readonly directory: TenantDirectory,
+    private readonly storage: TenantStorageService,
+    private readonly connections: TenantConnections,
+    private readonly keys: KeyService,
+    private readonly sectors: SectorService,
+    private readonly sectorRepo: SectorRepository,
+    private readonly settings: SettingsRepository,
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  async provision(dto: ProvisionTenantDto): Promise<ProvisionTenantResponse> {
+    if (dto.adminPassword !== undefined && dto.adminEmail === undefined) {
+      throw DomainError.invalidField('adminEmail', 'is required when adminPassword is given');
+    }
+    if (dto.adminEmail !== undefined && dto.adminPassword === undefined) {
+      throw DomainError.invalidField('adminPassword', 'is required when adminEmail is given');
+    }
+    const violation = dto.adminPassword !== undefined ? passwordViolation('adminPassword', dto.adminPassword, dto.adminEmail) : undefined;
+    if (violation) throw DomainError.invalidArgument(`Invalid request: adminPassword: ${violation.description}`, [violation]);
+    const { tenant, sector } = await this.create(dto);
+    return { tenantID: tenant.id, slug: tenant.slug, kid: tenant.kid, sector: toSectorResponse(sector) };
+  }
+
+  /**
+   * Creates a tenant, all or nothing: directory row, storage (database from the
+   * template, or schema), default sector with its settings, first admin, signing
+   * key and routing entry. The directory row is inserted first, in a main-database
+   * transaction held open until the end: concurrent requests for one slug queue on
+   * its unique index and all but the first get ALREADY_EXISTS. Any failure rolls
+   * the transaction back and drops the storage; a process killed midway leaves only
+   * storage without a row, which the next start sweeps (TenantStorageService).
+   */
+  async create(input: NewTenantInput) {
+    const tenantId = randomUUID();
+    const sectorId = randomUUID();
+    const location = input.isPlatform ? { storage: 'main' as const, databaseName: null, schemaName: null } : this.storage.locationFor(tenantId);
+    const [key, adminHash] = await Promise.all([
+      this.keys.generate(tenantId),
+      input.adminPassword !== undefined ? this.hasher.hash(input.adminPassword) : Promise.resolve(null),
+    ]);
+    const tenant = Object.assign(new TenantEntity(), {
+      id: tenantId,
+      slug: input.slug,
+      name: input.name,
+      isPlatform: input.isPlatform ?? false,
+      ...location,
+      kid: key.kid,
+      rootSectorId: sectorId,
+      schemaVersion: TENANT_SCHEMA_VERSION,
+    });
+    const publicUrl = new URL(this.config.publicUrl);
+    const runner = this.main.createQueryRunner();
+    await runner.connect();
+    let storageCreated = false;
+    let tenantDs: DataSource | undefined;
+    try {
+      await runner.startTransaction();
+      await this.tenants.insert(runner.manager, tenant);
+      await runner.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.storage.lockKey(location)]);
+      let db: TenantDb;
+      if (location.storage === 'main') {
+        db = new TenantDb(tenant, runner.manager);
+      } else {
+        await this.storage.create(location);
+        storageCreated = true;
+        tenantDs = await this.connections.connect(tenant, 1);
+        if (location.storage === 'schema') await tenantDs.runMigrations({ transaction: 'all' });
+        db = new TenantDb(tenant, tenantDs.manager);
+      }
+      const sector = await db.transaction(async (tx) => {
+        const s = await this.sectors.insertWithSettings(tx, {
+          id: sectorId,
+          name: input.name,
+          slug: DEFAULT_SECTOR_SLUG,
+          domain: publicUrl.hostname,
+          allowedOrigins: [publicUrl.origin],
+          isDefault: true,
+        });
+        if (input.adminEmail !== undefined) {
+          await this.users.insert(tx, newUser({ sectorId, email: input.adminEmail, passwordHash: adminHash, isAdmin: true }));
+        }
+        return s;
+      });
+      await this.keys.insert(runner.manager, key);
+      await this.sectorRepo.insertDirectoryEntry(tenant.id, sector, runner.manager);
+      await runner.commitTransaction();
+      this.directory.remember(tenant);
+      await this.keys.reload();
+      return { tenant, sector };
+    } catch (err) {
+      await runner.rollbackTransaction().catch(() => undefined);
+      await tenantDs?.destroy().catch(() => undefined);
+      tenantDs = undefined;
+      if (storageCreated) {
+        await this.storage.drop(location).catch((e: Error) => this.logger.warn(`Could not drop storage of failed tenant ${tenantId}: ${e.message}`));
+      }
+      throw err;
+    } finally {
+      await tenantDs?.destroy().catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  async get(tenantId: string, query: GetTenantQuery): Promise<GetTenantResponse> {
+    const tenant = await this.directory.tenantById(tenantId);
+    if (!tenant) throw DomainError.notFound(Reason.TENANT_NOT_FOUND, 'No such tenant.');
+    const fresh = (await this.tenants.findById(tenant.id)) ?? tenant;
+    const entries = await this.sectorRepo.directoryEntries(fresh.id);
+    const response: GetTenantResponse = {
+      tenant: toTenantResponse(fresh, entries.length),
+      sectors: entries.map(toTenantSectorSummary),
+      reachable: false,
+      reachError: '',
+    };
+    if (query.ping) {
+      try {
+        const db = await this.connections.db(fresh);
+        await db.manager.query('SELECT 1');
+        response.reachable = true;
+      } catch (err) {
+        response.reachError = ((err as Error).message || 'unreachable').slice(0, 300);
+      }
+    }
+    if (query.includeStats) {
+      // An unreachable database was already reported by the ping; its stats stay at zero.
+      response.stats = query.ping && !response.reachable ? EMPTY_STATS : await this.stats(fresh);
+      if (!query.ping) response.reachable = true;
+    }
+    return response;
+  }
+
+  /** Counts from the tenant's own tables, in a read-only transaction. */
+  private async stats(tenant: TenantEntity): Promise<TenantStats> {
+    const db = await this.connections.db(tenant);
+    return db.manager.transaction(async (em) => {
+      await em.query('SET TRANSACTION READ ONLY');
+      const tx = new TenantDb(db.tenant, em);
+      const [{ userCount, adminCount }, rootSettings] = await Promise.all([
+        this.users.counts(tx),
+        this.settings.find(tx, tenant.rootSectorId),
+      ]);
+      return {
+        userCount,
+        adminCount,
+        pendingInviteCount: 0,
+        apiTokenCount: 0,
+        mfaRequired: rootSettings?.mfaRequired ?? false,
+        selfSignupAllowed: rootSettings?.selfSignUpAllowed ?? false,
+        webauthnConfigured: Boolean(rootSettings && (rootSettings.webauthnRpId || rootSettings.webauthnRpOrigins.length > 0)),
+      };
+    });
+  }
+}

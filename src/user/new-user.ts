@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { UserEntity } from './user.entity';
+
+export interface NewUserInput {
+  sectorId: string;
+  email: string;
+  username?: string;
+  name?: string;
+  passwordHash: string | null;
+  isAdmin: boolean;
+  emailVerified?: boolean;
+}
+
+/** A user row ready to insert; the username defaults to the email. */
+export function newUser(input: NewUserInput): UserEntity {
+  const user = new UserEntity();
+  user.id = randomUUID();
+  user.sectorId = input.sectorId;
+  user.email = input.email.trim();
+  user.username = (input.username ?? input.email).trim();
+  user.name = input.name ?? '';
+  user.passwordHash = input.passwordHash;
+  user.isAdmin = input.isAdmin;
+  user.emailVerified = input.emailVerified ?? false;
+  return user;
+}
