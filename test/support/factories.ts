@@ -1,0 +1,84 @@
+import * as bcrypt from 'bcrypt';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TestApp } from './test-app';
+import { TenantConnections } from '../../src/common/tenancy/tenant-connections';
+import { TenantDirectory } from '../../src/common/tenancy/tenant-directory';
+
+export interface ProvisionedTenant {
+  tenantID: string;
+  slug: string;
+  kid: string;
+  rootSectorID: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminToken: string;
+}
+
+export function uniqueSlug(prefix = 't'): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Provisions a tenant through the API as the platform admin and signs its admin in. */
+export async function provisionTenant(t: TestApp, slug = uniqueSlug()): Promise<ProvisionedTenant> {
+  const adminEmail = `admin@${slug}.test`;
+  const adminPassword = `pw-${slug}-secret`;
+  const res = await t
+    .http()
+    .post('/api/v1/tenants')
+    .set('Authorization', `Bearer ${await t.platformToken()}`)
+    .send({ slug, name: `Tenant ${slug}`, adminEmail, adminPassword });
+  if (res.status !== 200) throw new Error(`provisioning ${slug} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const adminToken = await t.login(adminEmail, adminPassword, res.body.sector.sectorID);
+  return { tenantID: res.body.tenantID, slug, kid: res.body.kid, rootSectorID: res.body.sector.sectorID, adminEmail, adminPassword, adminToken };
+}
+
+/** Creates a sector through the API as a default-sector admin. */
+export async function createSector(t: TestApp, adminToken: string, slug = uniqueSlug('s'), extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await t
+    .http()
+    .post('/api/v1/sectors')
+    .set('Authorization', `Bearer ${adminToken}`)
+    .send({ name: `Sector ${slug}`, slug, domain: `${slug}.example.com`, ...extra });
+  if (res.status !== 200) throw new Error(`creating sector ${slug} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.sectorID as string;
+}
+
+/**
+ * Inserts a user straight into a tenant's database (user administration arrives
+ * with its own API; until then tests seed users this way) and returns its id.
+ */
+export async function seedUser(
+  t: TestApp,
+  tenantID: string,
+  sectorID: string,
+  user: { email: string; password: string; isAdmin?: boolean; username?: string },
+): Promise<string> {
+  const tenant = await t.app.get(TenantDirectory).requireTenant(tenantID);
+  const db = await t.app.get(TenantConnections).db(tenant);
+  const id = randomUUID();
+  await db.manager.query(
+    'INSERT INTO users (id, sector_id, username, email, password_hash, is_admin) VALUES ($1, $2, $3, $4, $5, $6)',
+    [id, sectorID, user.username ?? user.email, user.email, await bcrypt.hash(user.password, 4), user.isAdmin ?? false],
+  );
+  return id;
+}
+
+/** Runs SQL in a tenant's own database or schema. */
+export async function tenantSql(t: TestApp, tenantID: string, text: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  const tenant = await t.app.get(TenantDirectory).requireTenant(tenantID);
+  const db = await t.app.get(TenantConnections).db(tenant);
+  return db.manager.query(text, params);
+}
+
+/** Asserts the contract's error body and returns it. */
+export function expectError(res: { status: number; body: unknown; headers: Record<string, string> }, status: number, code: number, reason?: string) {
+  const body = res.body as { code: number; message: string; details: Array<Record<string, unknown>> };
+  expect({ status: res.status, code: body.code }).toEqual({ status, code });
+  expect(typeof body.message).toBe('string');
+  const info = body.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+  const req = body.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.RequestInfo');
+  expect(info).toBeDefined();
+  expect(req?.requestId).toBe(res.headers['x-request-id']);
+  if (reason) expect(info?.reason).toBe(reason);
+  return body;
+}

@@ -1,0 +1,113 @@
+import { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { withDatabase } from '../../src/database/data-source-options';
+import { createApp } from '../../src/main';
+
+export const ADMIN_EMAIL = 'root@platform.test';
+export const ADMIN_PASSWORD = 'platform-admin-pw';
+
+export interface TestAppOptions {
+  tenancyMode?: 'pooled' | 'schema';
+  env?: Record<string, string>;
+  /** Reuse this main database (to restart the app on the same data); a new one by default. */
+  databaseName?: string;
+}
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  baseUrl: string;
+  databaseUrl: string;
+  databaseName: string;
+  http: () => TestAgent;
+  /** Signs in and returns the access token (fails the test otherwise). */
+  login(username: string, password: string, sectorID?: string): Promise<string>;
+  platformToken(): Promise<string>;
+  /** Runs SQL on the main database. */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  close(options?: { keepDatabase?: boolean }): Promise<void>;
+}
+
+/** The PostgreSQL server the run uses (set by global-setup). */
+export function serverUrl(): string {
+  const url = process.env.IAM_TEST_PG_URL;
+  if (!url) throw new Error('IAM_TEST_PG_URL is not set: run the tests through jest (global-setup)');
+  return url;
+}
+
+export async function adminQuery<T = Record<string, unknown>>(text: string, params: unknown[] = [], database?: string): Promise<T[]> {
+  const client = new Client({ connectionString: database ? withDatabase(serverUrl(), database) : serverUrl() });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a test's main database and every tenant database made from it. */
+export async function dropTestDatabases(databaseName: string): Promise<void> {
+  const rows = await adminQuery<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2) OR datname = $3`,
+    [databaseName, `${databaseName}_t_`, `${databaseName}_tpl`],
+  );
+  for (const { datname } of rows) await adminQuery(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+}
+
+/** Boots the real application on its own fresh main database on the test server, listening on a free port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseName = options.databaseName ?? `e2e_${randomBytes(5).toString('hex')}`;
+  if (!options.databaseName) await adminQuery(`CREATE DATABASE "${databaseName}"`);
+  const databaseUrl = withDatabase(serverUrl(), databaseName);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'iam-e2e-')),
+    TENANCY_MODE: options.tenancyMode ?? 'pooled',
+    PUBLIC_URL: 'http://iam.test',
+    MASTER_KEY: 'test-master-key-0123456789abcdef0123456789',
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+    BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    BCRYPT_COST: '4',
+    LOG_LEVEL: 'error',
+    ...options.env,
+  });
+  const app = await createApp(config, databaseUrl);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const http = () => request(baseUrl);
+  let platformToken: string | undefined;
+  const testApp: TestApp = {
+    app,
+    config,
+    baseUrl,
+    databaseUrl,
+    databaseName,
+    http,
+    async login(username, password, sectorID) {
+      const res = await http().post('/api/v1/login/password').send({ username, password, sectorID });
+      if (res.status !== 200 || !res.body.token) throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.token as string;
+    },
+    async platformToken() {
+      platformToken ??= await testApp.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+      return platformToken;
+    },
+    sql: (text, params) => adminQuery(text, params, databaseName),
+    async close(closeOptions) {
+      await app.close();
+      if (!closeOptions?.keepDatabase) await dropTestDatabases(databaseName);
+    },
+  };
+  return testApp;
+}
