@@ -120,11 +120,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
 }
 
 /** The database server the configuration asks for. */
-export async function openDatabaseServer(config: {
-  databaseUrl?: string;
-  dataDir: string;
-  embeddedPgPort: number;
-}, logger?: Logger): Promise<DatabaseServer> {
+export async function openDatabaseServer(
+  config: { databaseUrl?: string; dataDir: string; embeddedPgPort: number },
+  logger?: Logger,
+  options: { stopAdoptedOnExit?: boolean } = {},
+): Promise<DatabaseServer> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, stop: async () => undefined };
-  return startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger });
+  return startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger, ...options });
 }

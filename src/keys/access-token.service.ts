@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import { isUuid } from '../common/wire/wire';
 import { KeyService, SIGNING_ALG } from './key.service';
 
 /** The claims of an access token (CONVENTIONS §3). */
@@ -30,10 +31,19 @@ export interface IssueTokenInput {
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** Verified tokens remembered (signature checks are deterministic); oldest evicted first. */
+const VERIFIED_CACHE_MAX = 50_000;
+
+interface VerifiedEntry {
+  claims: AccessTokenClaims;
+  kid: string;
+}
 
 /** Signs access tokens with the tenant's current key and verifies them against the cached public keys. */
 @Injectable()
 export class AccessTokenService {
+  private readonly verified = new Map<string, VerifiedEntry>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jwt: JwtService,
@@ -70,8 +80,24 @@ export class AccessTokenService {
    */
   async verify(token: string): Promise<AccessTokenClaims> {
     const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+    const cached = this.verified.get(token);
+    if (cached) {
+      // A token verified before needs no second signature check: only its expiry
+      // (exact) and that its key is still published are checked again.
+      if (Math.floor(Date.now() / 1000) >= cached.claims.exp) {
+        this.verified.delete(token);
+        throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
+      }
+      if (this.keys.isPublished(cached.kid)) return cached.claims;
+      this.verified.delete(token);
+    }
     if (!this.looksLikeJwt(token)) throw invalid();
-    const decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
+    let decoded: { header?: { kid?: unknown; alg?: unknown } } | null;
+    try {
+      decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
+    } catch {
+      throw invalid(); // a header or payload that is not JSON (jws.decode throws on `typ: JWT`)
+    }
     const kid = decoded?.header?.kid;
     if (typeof kid !== 'string' || decoded?.header?.alg !== SIGNING_ALG) throw invalid();
     const entry = await this.keys.publicKey(kid);
@@ -90,7 +116,9 @@ export class AccessTokenService {
       }
       throw invalid();
     }
-    if (claims.tenantID !== entry.tenantId || typeof claims.sub !== 'string' || typeof claims.sectorID !== 'string') throw invalid();
+    if (claims.tenantID !== entry.tenantId || !isUuid(claims.sub) || !isUuid(claims.sectorID)) throw invalid();
+    if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { claims, kid });
     return claims;
   }
 }

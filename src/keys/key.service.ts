@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SecretBox } from '../common/crypto/secret-box';
+import { TenantDirectory } from '../common/tenancy/tenant-directory';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SigningKeyEntity } from './signing-key.entity';
 
@@ -48,6 +49,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly directory: TenantDirectory,
   ) {
     this.box = new SecretBox(config.masterKey);
   }
@@ -106,6 +108,11 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     return this.jwksCache;
   }
 
+  /** Is `kid` in the published set now (cheap, in memory)? */
+  isPublished(kid: string): boolean {
+    return this.publicKeys.has(kid);
+  }
+
   /** The public key of `kid`; an unknown kid triggers at most one reload a second (keys made by another instance). */
   async publicKey(kid: string): Promise<PublicKeyEntry | undefined> {
     const hit = this.publicKeys.get(kid);
@@ -154,6 +161,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
       await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
       return { oldKid: tenant.kid as string, newKid: row.kid };
     });
+    this.directory.forget(tenantId); // this instance signs with the new key at once (the cached tenant row holds the kid)
     await this.reload();
     return result;
   }

@@ -51,8 +51,9 @@ export function toSettingsResponse(s: SectorSettingsEntity): SectorSettingsRespo
 export function toSettingsPatch(dto: UpdateSectorSettingsDto): Partial<SectorSettingsEntity> {
   const patch: Record<string, unknown> = {};
   for (const [wire, column] of Object.entries(FIELDS) as Array<[WireField, Column]>) {
-    const value = dto[wire];
-    if (value === undefined) continue;
+    const value = dto[wire] as unknown;
+    // null is "unset" (as in proto3 JSON), like an absent field: it keeps the stored value.
+    if (value === undefined || value === null) continue;
     patch[column] = wire in INT64_DEFAULTS && value === '0' ? INT64_DEFAULTS[wire] : value;
   }
   return patch as Partial<SectorSettingsEntity>;

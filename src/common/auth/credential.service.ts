@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessTokenClaims, AccessTokenService } from '../../keys/access-token.service';
-import { UserRepository } from '../../user/user.repository';
-import { UserEntity } from '../../user/user.entity';
+import { UserAuthState, UserRepository } from '../../user/user.repository';
 import { DomainError } from '../errors/domain-error';
 import { Reason } from '../errors/error-codes';
 import { TenantConnections } from '../tenancy/tenant-connections';
@@ -13,7 +12,7 @@ export interface VerifiedToken {
   claims: AccessTokenClaims;
   tenant: TenantEntity;
   /** The token's user as stored now. */
-  user: UserEntity;
+  user: UserAuthState;
 }
 
 /**
@@ -44,7 +43,7 @@ export class CredentialService {
     const tenant = await this.directory.tenantById(claims.tenantID);
     if (!tenant) throw invalid();
     const db = await this.connections.db(tenant);
-    const user = await this.users.findById(db, claims.sub);
+    const user = await this.users.findAuthState(db, claims.sub);
     if (!user || user.sectorId !== claims.sectorID) throw invalid();
     return { claims, tenant, user };
   }

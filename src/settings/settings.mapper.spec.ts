@@ -1,0 +1,26 @@
+import { SectorSettingsEntity } from './sector-settings.entity';
+import { toSettingsPatch, toSettingsResponse } from './settings.mapper';
+
+describe('settings mapper', () => {
+  it('emits every interface field, int64 as strings', () => {
+    const entity = Object.assign(new SectorSettingsEntity(), {
+      sectorId: 's',
+      mfaRequired: true,
+      inviteExpirationHours: '168',
+      accessTokenDuration: '3600',
+      passwordResetTimeoutMinutes: '15',
+      webauthnRpOrigins: ['https://a.example'],
+    });
+    const wire = toSettingsResponse(entity);
+    expect(Object.keys(wire)).toHaveLength(23);
+    expect(wire).toMatchObject({ sectorID: 's', MFARequired: true, InviteExpirationHours: '168', AccessTokenDuration: '3600', WebAuthnRPOrigins: ['https://a.example'] });
+  });
+
+  it('patches only the fields present, "0" meaning the default', () => {
+    expect(toSettingsPatch({ MFARequired: false, AccessTokenDuration: '0', OTPEmailSubject: '' })).toEqual({
+      mfaRequired: false,
+      accessTokenDuration: '3600',
+      otpEmailSubject: '',
+    });
+  });
+});
