@@ -1,7 +1,6 @@
-import { Logger } from '@nestjs/common';
-import { runWithApp } from './run-with-app';
+import { report, runWithApp } from './run-with-app';
 
 /** `npm run migration:run`: migrates the main database, the template and every tenant database or schema. */
 void runWithApp('Migrate', async () => {
-  new Logger('Migrate').log('All databases are up to date');
+  report('All databases are up to date');
 });

@@ -1,7 +1,6 @@
-import { Logger } from '@nestjs/common';
 import { TenantDirectory } from '../common/tenancy/tenant-directory';
 import { KeyService } from '../keys/key.service';
-import { runWithApp } from './run-with-app';
+import { report, runWithApp } from './run-with-app';
 
 /**
  * `npm run keys:rotate -- <tenant slug>`: gives the tenant a new signing key. The old
@@ -14,5 +13,5 @@ void runWithApp('RotateKey', async (app) => {
   const tenant = await app.get(TenantDirectory).tenantBySlug(slug);
   if (!tenant) throw new Error(`No tenant with slug "${slug}"`);
   const { oldKid, newKid } = await app.get(KeyService).rotate(tenant.id);
-  new Logger('RotateKey').log(`Rotated the signing key of tenant "${slug}": ${oldKid} -> ${newKid} (the old key stays published until its tokens expire)`);
+  report(`Rotated the signing key of tenant "${slug}": ${oldKid} -> ${newKid} (the old key stays published until its tokens expire)`);
 });

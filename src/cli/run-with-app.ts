@@ -9,6 +9,11 @@ import { openDatabaseServer } from '../database/embedded-database';
  * it runs every migration, like the service's own start. With the embedded
  * database, a cluster already running (the service's) is used and left running.
  */
+/** A command's result line on standard output. */
+export function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 export async function runWithApp(name: string, work: (app: INestApplicationContext) => Promise<void>): Promise<void> {
   const logger = new Logger(name);
   let config;
@@ -21,12 +26,12 @@ export async function runWithApp(name: string, work: (app: INestApplicationConte
     }
     throw err;
   }
-  Logger.overrideLogger(['fatal', 'error', 'warn', 'log']);
+  Logger.overrideLogger(['fatal', 'error', 'warn']);
   const database = await openDatabaseServer(config, new Logger('Database'), { stopAdoptedOnExit: false });
   let app: INestApplicationContext | undefined;
   let code = 0;
   try {
-    app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database.url), { logger: ['fatal', 'error', 'warn', 'log'] });
+    app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database.url), { logger: ['fatal', 'error', 'warn'] });
     await work(app);
   } catch (err) {
     logger.error((err as Error).message);

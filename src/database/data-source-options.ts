@@ -18,7 +18,8 @@ function base(url: string, pool: PoolSettings) {
     url,
     synchronize: false,
     migrationsRun: false,
-    logging: ['error' as const],
+    // Failed queries are logged by the error mapper (with the request id), never with their parameters.
+    logging: false,
     extra: {
       max: pool.max,
       idleTimeoutMillis: pool.idleTimeoutMillis,

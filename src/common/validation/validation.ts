@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import { DomainError, FieldViolation } from '../errors/domain-error';
@@ -25,12 +25,29 @@ export function validationErrorFactory(errors: ValidationError[]): DomainError {
   return DomainError.invalidArgument(`Invalid request: ${summary}`, fieldViolations);
 }
 
+/** Drops properties whose value is null, at every depth of plain objects (arrays keep their items). */
+export function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === 'object' ? stripNulls(v) : v));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
+  return out;
+}
+
+/** Request bodies treat a null field as absent (as proto3 JSON does), then validate. */
+class ContractValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return super.transform(metadata.type === 'body' ? stripNulls(value) : value, metadata);
+  }
+}
+
 /**
  * The global pipe: strict types (no implicit conversion), unknown fields dropped
- * (ignored, as CONVENTIONS §1 says), errors in the contract's body.
+ * (ignored, as CONVENTIONS §1 says), null fields treated as absent, errors in the
+ * contract's body.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ContractValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: false,

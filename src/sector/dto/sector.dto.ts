@@ -34,7 +34,7 @@ export class CreateSectorDto {
   @ApiPropertyOptional({ description: 'DNS host name of the sector (WebAuthn relying-party fallback).' })
   @IsOptional() @IsString() @IsHostnameOrEmpty() domain?: string;
   @ApiProperty({ description: 'Lowercase letters, digits and -, 2 to 63 characters; unique in the tenant.' })
-  @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: SLUG_MESSAGE }) slug: string;
+  @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: 'must be 2 to 63 characters' }) slug: string;
   @ApiPropertyOptional({ type: [String], description: 'Origins allowed for redirects and browser flows.' })
   @IsOptional() @IsArray() @IsOriginList() allowedOrigins?: string[];
   @ApiPropertyOptional({ description: 'Ignored: a tenant has exactly one default sector.' })

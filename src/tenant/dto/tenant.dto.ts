@@ -5,7 +5,7 @@ import { SectorResponse } from '../../sector/dto/sector.dto';
 
 export class ProvisionTenantDto {
   @ApiProperty({ description: 'Lowercase letters, digits and -, 2 to 63 characters; unique on the platform.' })
-  @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: SLUG_MESSAGE }) slug: string;
+  @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: 'must be 2 to 63 characters' }) slug: string;
   @ApiProperty() @IsString() @Length(1, 200) name: string;
   @ApiPropertyOptional({ description: "Email of the tenant's first admin, created in its default sector." })
   @IsOptional() @IsString() @IsEmail({}, { message: 'must be an email address' }) @MaxLength(320) adminEmail?: string;
