@@ -39,7 +39,7 @@ describe('sectors (list, create)', () => {
   afterAll(() => t.close());
 
   const create = (token: string, body: Record<string, unknown>) => t.http().post('/api/v1/sectors').set('Authorization', `Bearer ${token}`).send(body);
-  const list = (token: string, query: Record<string, string | number> = {}) =>
+  const list = (token: string, query: Record<string, string | number | undefined> = {}) =>
     t.http().get('/api/v1/sectors').query(query).set('Authorization', `Bearer ${token}`);
 
   /** Creates `n` sectors (a few at a time) and returns their ids in creation order. */
