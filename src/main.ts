@@ -7,7 +7,7 @@ import { AppModule } from './app.module';
 import { BootstrapService } from './bootstrap/bootstrap.service';
 import { toDomainError } from './common/errors/error-mapper';
 import { createValidationPipe } from './common/validation/validation';
-import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { AppConfig, loadConfigOrExit } from './config/app-config';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
 import { setupOpenApi } from './openapi';
 
@@ -40,16 +40,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Main');
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      logger.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit((m) => logger.error(m));
   Logger.overrideLogger(logLevels(config.logLevel));
   let database: DatabaseServer | undefined;
   let app: NestExpressApplication | undefined;

@@ -1,7 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { ConfigError, loadConfig } from '../config/app-config';
+import { loadConfigOrExit } from '../config/app-config';
 import { openDatabaseServer } from '../database/embedded-database';
 
 /**
@@ -16,16 +16,7 @@ export function report(line: string): void {
 
 export async function runWithApp(name: string, work: (app: INestApplicationContext) => Promise<void>): Promise<void> {
   const logger = new Logger(name);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      logger.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit((m) => logger.error(m));
   Logger.overrideLogger(['fatal', 'error', 'warn']);
   const database = await openDatabaseServer(config, new Logger('Database'), { stopAdoptedOnExit: false });
   let app: INestApplicationContext | undefined;

@@ -162,5 +162,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
 }
 
+/** loadConfig for a process entry point: a bad value is logged (naming the variable) and the process exits 1. */
+export function loadConfigOrExit(log: (message: string) => void): AppConfig {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      log(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
 /** Injection token for the AppConfig object. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
