@@ -30,6 +30,13 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   trustProxy: boolean;
+  /** How often the outbox worker looks for due mail. */
+  mailPollIntervalMs: number;
+  /** First retry delay of a failed delivery; doubles per attempt up to mailRetryMaxMs. */
+  mailRetryBaseMs: number;
+  mailRetryMaxMs: number;
+  /** How often every tenant's outbox is swept (besides the tenants known to have mail). */
+  mailSweepIntervalMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -159,6 +166,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    mailPollIntervalMs: int(env, 'MAIL_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
+    mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    mailRetryMaxMs: int(env, 'MAIL_RETRY_MAX_MS', 300_000, 10, 86_400_000),
+    mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
   };
 }
 
