@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { withDatabase } from '../src/database/data-source-options';
 import { DatabaseServer, startEmbeddedPostgres } from '../src/database/embedded-database';
+import { userListBench } from './user-list';
 
 /**
  * `npm run bench`: starts the built service as a child process on a fresh
@@ -21,12 +22,14 @@ import { DatabaseServer, startEmbeddedPostgres } from '../src/database/embedded-
  *  - tenant provisioning latency.
  * Environment: BENCH_DATABASE_URL (a server to use; else TEST_DATABASE_URL; else
  * an embedded one), BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50),
- * BCRYPT_COST (default 12).
+ * BCRYPT_COST (default 12), BENCH_USERS (users seeded for the user-list scenario,
+ * default 1,000,000; 0 skips it).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BCRYPT_COST = Number(process.env.BCRYPT_COST ?? 12);
+const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const ADMIN = 'bench-admin@platform.test';
 const ADMIN_PASSWORD = 'bench-admin-password';
 
@@ -177,6 +180,8 @@ async function main(): Promise<void> {
     });
     const bcryptRate = await bcryptPerSecond(BCRYPT_COST, Math.min(SECONDS, 5));
 
+    const userList = USERS > 0 ? await userListBench({ base, serverUrl, mainDatabase: dbName, tenantId: tenant.tenantID as string, sectorId: sectorID, token, users: USERS }) : '';
+
     const errors = (r: autocannon.Result) => r.errors + r.non2xx;
     provisionMs.sort((a, b) => a - b);
     console.log(`
@@ -193,6 +198,8 @@ Password login: POST /api/v1/login/password, ${loginConnections} connections, bc
   ratio          ${fmt((login.requests.average / bcryptRate) * 100, 1)} % of raw bcrypt throughput
 
 Tenant provisioning (5 sequential, with first admin): median ${fmt(provisionMs[2])} ms, max ${fmt(provisionMs[4])} ms
+
+${userList}
 `);
     if (errors(introspect) || errors(login)) process.exitCode = 1;
   } finally {

@@ -1,5 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { AuthCoreModule } from './common/auth/auth-core.module';
@@ -12,6 +13,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { KeysModule } from './keys/keys.module';
+import { MailModule } from './mail/mail.module';
 import { SectorModule } from './sector/sector.module';
 import { SettingsModule } from './settings/settings.module';
 import { TenantModule } from './tenant/tenant.module';
@@ -30,9 +32,11 @@ export class AppModule implements NestModule {
         KeysModule,
         UserModule,
         SettingsModule,
+        MailModule,
         SectorModule,
         TenantModule,
         AuthModule,
+        ApiTokenModule,
         IntrospectionModule,
         HealthModule,
         BootstrapModule,

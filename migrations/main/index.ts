@@ -1,4 +1,5 @@
 import { Directory1763700000000 } from './1763700000000-directory';
+import { Extensions1763700000010 } from './1763700000010-extensions';
 
 /** Migrations of the main database's directory tables, in order. */
-export const MAIN_MIGRATIONS = [Directory1763700000000];
+export const MAIN_MIGRATIONS = [Directory1763700000000, Extensions1763700000010];

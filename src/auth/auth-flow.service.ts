@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { randomId } from '../common/crypto/secret-box';
+import { newRoutedId } from '../common/tenancy/routed-id';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { TenantConnections } from '../common/tenancy/tenant-connections';
@@ -16,7 +16,10 @@ import { UserRepository } from '../user/user.repository';
 import { Factor, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
-import { AuthResultResponse, PasswordLoginDto } from './dto/auth.dto';
+import { AcceptInviteDto, AuthResultResponse, PasswordLoginDto } from './dto/auth.dto';
+import { hashSecretToken } from '../common/crypto/secret-box';
+import { tenantOfRoutedId } from '../common/tenancy/routed-id';
+import { passwordViolation } from '../user/password-policy';
 
 /** Everything one step of a sign-in works on. */
 interface StepContext {
@@ -65,6 +68,33 @@ export class AuthFlowService {
     if (!user || !ok) throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The username or password is incorrect.');
 
     return this.recordFactor(ctx, user, existing, 'PASSWORD', clientIp);
+  }
+
+  /**
+   * Accepting an invitation: sets the password, marks the email verified and signs
+   * the user in (the invitation link proves the email). The link works once: the
+   * acceptance is one conditional UPDATE.
+   */
+  async acceptInvite(dto: AcceptInviteDto, clientIp: string): Promise<AuthResultResponse> {
+    const notFound = () => DomainError.notFound(Reason.INVITE_NOT_FOUND, 'The invitation link is invalid or was already used.');
+    const tenantId = tenantOfRoutedId(dto.token);
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) throw notFound();
+    const db = await this.connections.db(tenant);
+    const tokenHash = hashSecretToken(dto.token);
+    const invited = await this.users.findByInviteHash(db, tokenHash);
+    if (!invited || invited.inviteAcceptedAt) throw notFound();
+    if (!invited.inviteExpiresAt || invited.inviteExpiresAt.getTime() <= Date.now()) {
+      throw DomainError.failedPrecondition(Reason.INVITE_EXPIRED, 'The invitation has expired; ask an admin to send a new one.');
+    }
+    const violation = passwordViolation('password', dto.password, invited.email);
+    if (violation) throw DomainError.invalidArgument(`Invalid request: password: ${violation.description}`, [violation]);
+    const userId = await this.users.acceptInvite(db, tokenHash, await this.hasher.hash(dto.password));
+    if (!userId) throw notFound();
+    const ctx = await this.context(invited.sectorId);
+    const user = await this.users.findById(ctx.db, userId);
+    if (!user) throw notFound();
+    return this.recordFactor(ctx, user, undefined, 'PASSWORD', clientIp);
   }
 
   private async context(sectorId: string | undefined): Promise<StepContext> {
@@ -119,7 +149,7 @@ export class AuthFlowService {
       if (!advanced) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
       transactionId = existing.id;
     } else {
-      transactionId = randomId(32);
+      transactionId = newRoutedId(ctx.route.tenant.id);
       await this.transactions.insert(ctx.db, this.newTransaction(ctx, user, transactionId, factors, status, next.challengeType, clientIp));
       if (Math.random() < PURGE_PROBABILITY) void this.transactions.purgeExpired(ctx.db).catch(() => undefined);
     }

@@ -1,5 +1,7 @@
+import { ApiTokenEntity } from '../api-token/api-token.entity';
 import { AuthTransactionEntity } from '../auth/auth-transaction.entity';
 import { SigningKeyEntity } from '../keys/signing-key.entity';
+import { OutboxEntity } from '../mail/outbox.entity';
 import { SectorDirectoryEntity } from '../sector/sector-directory.entity';
 import { SectorEntity } from '../sector/sector.entity';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
@@ -7,7 +9,7 @@ import { TenantEntity } from '../tenant/tenant.entity';
 import { UserEntity } from '../user/user.entity';
 
 /** Tables of every tenant database or schema (and of the platform tenant in the main database). */
-export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity];
+export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity];
 
 /** Tables of the main database's directory. */
 export const MAIN_ENTITIES = [TenantEntity, SigningKeyEntity, SectorDirectoryEntity];

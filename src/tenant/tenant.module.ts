@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApiTokenModule } from '../api-token/api-token.module';
 import { KeysModule } from '../keys/keys.module';
 import { SectorModule } from '../sector/sector.module';
 import { SettingsModule } from '../settings/settings.module';
@@ -8,7 +9,7 @@ import { TenantRepository } from './tenant.repository';
 import { TenantService } from './tenant.service';
 
 @Module({
-  imports: [KeysModule, SectorModule, SettingsModule, UserModule],
+  imports: [ApiTokenModule, KeysModule, SectorModule, SettingsModule, UserModule],
   controllers: [TenantController],
   providers: [TenantRepository, TenantService],
   exports: [TenantService],

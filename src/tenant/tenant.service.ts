@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
+import { ApiTokenRepository } from '../api-token/api-token.repository';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
@@ -61,6 +62,7 @@ export class TenantService {
     private readonly settings: SettingsRepository,
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
+    private readonly apiTokens: ApiTokenRepository,
   ) {}
 
   async provision(dto: ProvisionTenantDto): Promise<ProvisionTenantResponse> {
@@ -190,15 +192,12 @@ export class TenantService {
     return db.manager.transaction(async (em) => {
       await em.query('SET TRANSACTION READ ONLY');
       const tx = new TenantDb(db.tenant, em);
-      const [{ userCount, adminCount }, rootSettings] = await Promise.all([
-        this.users.counts(tx),
-        this.settings.find(tx, tenant.rootSectorId),
-      ]);
+      const counts = await this.users.counts(tx);
+      const apiTokenCount = await this.apiTokens.count(tx);
+      const rootSettings = await this.settings.find(tx, tenant.rootSectorId);
       return {
-        userCount,
-        adminCount,
-        pendingInviteCount: 0,
-        apiTokenCount: 0,
+        ...counts,
+        apiTokenCount,
         mfaRequired: rootSettings?.mfaRequired ?? false,
         selfSignupAllowed: rootSettings?.selfSignUpAllowed ?? false,
         webauthnConfigured: Boolean(rootSettings && (rootSettings.webauthnRpId || rootSettings.webauthnRpOrigins.length > 0)),

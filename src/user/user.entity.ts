@@ -1,5 +1,14 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+export interface UserAddress {
+  formatted?: string;
+  streetAddress?: string;
+  locality?: string;
+  region?: string;
+  postalCode?: string;
+  country?: string;
+}
+
 @Entity({ name: 'users' })
 export class UserEntity {
   @PrimaryColumn('uuid') id: string;
@@ -11,6 +20,25 @@ export class UserEntity {
   /** bcrypt hash; null for a user who has no password (invited, passkey-only, social). */
   @Column('text', { name: 'password_hash', nullable: true }) passwordHash: string | null;
   @Column('boolean', { name: 'is_admin', default: false }) isAdmin: boolean;
+  @Column('text', { name: 'given_name', default: '' }) givenName: string;
+  @Column('text', { name: 'family_name', default: '' }) familyName: string;
+  @Column('text', { name: 'middle_name', default: '' }) middleName: string;
+  @Column('text', { default: '' }) nickname: string;
+  @Column('text', { name: 'preferred_username', default: '' }) preferredUsername: string;
+  @Column('text', { default: '' }) profile: string;
+  @Column('text', { default: '' }) picture: string;
+  @Column('text', { default: '' }) website: string;
+  @Column('text', { default: '' }) gender: string;
+  @Column('text', { default: '' }) birthdate: string;
+  @Column('text', { default: '' }) zoneinfo: string;
+  @Column('text', { default: '' }) locale: string;
+  @Column('text', { name: 'phone_number', default: '' }) phoneNumber: string;
+  @Column('boolean', { name: 'phone_number_verified', default: false }) phoneNumberVerified: boolean;
+  @Column('jsonb', { default: {} }) address: UserAddress;
+  /** SHA-256 of the pending invitation's token; null when none is pending. */
+  @Column('text', { name: 'invite_token_hash', nullable: true }) inviteTokenHash: string | null;
+  @Column('timestamptz', { name: 'invite_expires_at', nullable: true }) inviteExpiresAt: Date | null;
+  @Column('timestamptz', { name: 'invite_accepted_at', nullable: true }) inviteAcceptedAt: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -1,10 +1,17 @@
 import { Module } from '@nestjs/common';
+import { MailModule } from '../mail/mail.module';
+import { SectorModule } from '../sector/sector.module';
+import { SettingsModule } from '../settings/settings.module';
 import { PasswordHasher } from './password-hasher';
+import { UserController } from './user.controller';
 import { UserRepository } from './user.repository';
+import { UserService } from './user.service';
 
-/** Users of a sector. (Operations 6–8 and user administration build on this.) */
+/** Users of a sector: administration, profiles, invitations. */
 @Module({
-  providers: [UserRepository, PasswordHasher],
-  exports: [UserRepository, PasswordHasher],
+  imports: [SettingsModule, SectorModule, MailModule],
+  controllers: [UserController],
+  providers: [UserRepository, PasswordHasher, UserService],
+  exports: [UserRepository, PasswordHasher, UserService],
 })
 export class UserModule {}

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../common/tenancy/tenant-db';
+import { likeEscape, Paging } from '../common/wire/paging';
+import { UserSort } from './dto/user.dto';
 import { UserEntity } from './user.entity';
 
 export interface UserAuthState {
@@ -8,6 +10,22 @@ export interface UserAuthState {
   username: string;
   isAdmin: boolean;
 }
+
+export interface UserFilter {
+  searchTerm?: string;
+  filterEmail?: string;
+  filterVerified?: boolean;
+}
+
+/** The SQL expression the trigram index users_search_trgm_idx covers. */
+const SEARCH_EXPRESSION = 'lower(u.name || chr(1) || u.email || chr(1) || u.username)';
+
+const SORT_EXPRESSIONS: Record<UserSort, string> = {
+  name: 'lower(u.name)',
+  email: 'lower(u.email)',
+  created_at: 'u.created_at',
+  updated_at: 'u.updated_at',
+};
 
 /** Users of a tenant; every method takes the tenant's database handle first. */
 @Injectable()
@@ -41,11 +59,94 @@ export class UserRepository {
   }
 
   async insert(db: TenantDb, user: UserEntity): Promise<void> {
-    await db.manager.getRepository(UserEntity).insert(user);
+    await db.manager.getRepository(UserEntity).insert(user as never);
   }
 
-  async counts(db: TenantDb): Promise<{ userCount: number; adminCount: number }> {
-    const [row] = await db.manager.query('SELECT count(*)::int AS "userCount", count(*) FILTER (WHERE is_admin)::int AS "adminCount" FROM users');
+  /**
+   * Serialises the writes that keep logins unambiguous in a sector (a username may
+   * not equal another user's email), for the rest of the caller's transaction.
+   */
+  async lockSectorLogins(db: TenantDb, sectorId: string): Promise<void> {
+    await db.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('user-logins:' || $1, 0))`, [sectorId]);
+  }
+
+  /** Another user of the sector whose username or email equals one of `logins` (case-insensitive). */
+  async loginTaken(db: TenantDb, sectorId: string, logins: string[], exceptUserId?: string): Promise<boolean> {
+    const rows = await db.manager.query(
+      `SELECT 1 FROM users WHERE sector_id = $1 AND id IS DISTINCT FROM $3
+       AND (lower(username) = ANY($2) OR (email <> '' AND lower(email) = ANY($2))) LIMIT 1`,
+      [sectorId, logins.map((l) => l.toLowerCase()), exceptUserId ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  async update(db: TenantDb, id: string, patch: Partial<UserEntity>): Promise<void> {
+    await db.manager
+      .createQueryBuilder()
+      .update(UserEntity)
+      .set({ ...patch, updatedAt: () => 'now()' } as never)
+      .where('id = :id', { id })
+      .execute();
+  }
+
+  async delete(db: TenantDb, id: string): Promise<boolean> {
+    const result = await db.manager.getRepository(UserEntity).delete({ id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Locks the admin rows of a sector for the rest of the transaction and returns their ids. */
+  async lockAdmins(db: TenantDb, sectorId: string): Promise<string[]> {
+    const rows: Array<{ id: string }> = await db.manager.query('SELECT id FROM users WHERE sector_id = $1 AND is_admin FOR UPDATE', [sectorId]);
+    return rows.map((r) => r.id);
+  }
+
+  async list(db: TenantDb, sectorId: string, filter: UserFilter, sort: UserSort, desc: boolean, p: Paging) {
+    const qb = db.manager.getRepository(UserEntity).createQueryBuilder('u').where('u.sector_id = :sectorId', { sectorId });
+    if (filter.searchTerm) {
+      qb.andWhere(`${SEARCH_EXPRESSION} LIKE :term ESCAPE '\\'`, { term: `%${likeEscape(filter.searchTerm.toLowerCase())}%` });
+    }
+    if (filter.filterEmail) qb.andWhere("u.email <> '' AND lower(u.email) = lower(:email)", { email: filter.filterEmail });
+    if (filter.filterVerified !== undefined) qb.andWhere('u.email_verified = :verified', { verified: filter.filterVerified });
+    const direction = desc ? 'DESC' : 'ASC';
+    const [items, total] = await Promise.all([
+      qb
+        .clone()
+        .orderBy(SORT_EXPRESSIONS[sort], direction)
+        .addOrderBy('u.id', direction)
+        .offset(p.offset)
+        .limit(p.pageSize)
+        .getMany(),
+      qb.getCount(),
+    ]);
+    return { items, total };
+  }
+
+  /** The user whose pending invitation has this token hash. */
+  findByInviteHash(db: TenantDb, tokenHash: string): Promise<UserEntity | null> {
+    return db.manager.getRepository(UserEntity).findOneBy({ inviteTokenHash: tokenHash });
+  }
+
+  /**
+   * Accepts an invitation in one conditional UPDATE: only while it is pending and
+   * unexpired, so a link works once. Returns the user id, or undefined.
+   */
+  async acceptInvite(db: TenantDb, tokenHash: string, passwordHash: string): Promise<string | undefined> {
+    const rows: Array<{ id: string }> = await db.manager.query(
+      `UPDATE users SET password_hash = $2, email_verified = true, invite_accepted_at = now(), invite_token_hash = NULL, updated_at = now()
+       WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now()
+       RETURNING id`,
+      [tokenHash, passwordHash],
+    );
+    const first = (Array.isArray(rows[0]) ? rows[0] : rows)[0] as { id: string } | undefined;
+    return first?.id;
+  }
+
+  async counts(db: TenantDb): Promise<{ userCount: number; adminCount: number; pendingInviteCount: number }> {
+    const [row] = await db.manager.query(
+      `SELECT count(*)::int AS "userCount", count(*) FILTER (WHERE is_admin)::int AS "adminCount",
+              count(*) FILTER (WHERE invite_accepted_at IS NULL AND invite_expires_at > now())::int AS "pendingInviteCount"
+       FROM users`,
+    );
     return row;
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 export class PasswordLoginDto {
   @ApiPropertyOptional({ description: 'Username or email (case-insensitive); required when starting a new flow.' })
@@ -18,4 +18,10 @@ export class AuthResultResponse {
   @ApiProperty({ enum: ['', 'PASSWORD', 'OTP', 'WEBAUTHN', 'EMAIL_OTP_ENROLLMENT'], description: 'The next challenge; empty on SUCCESS.' })
   challengeType: string;
   @ApiPropertyOptional({ description: 'JWT access token; present only when status is SUCCESS.' }) token?: string;
+}
+
+export class AcceptInviteDto {
+  @ApiProperty({ description: 'The token from the invitation link.' }) @IsString() @IsNotEmpty() @MaxLength(128) token: string;
+  @ApiProperty({ description: 'The password to set: at least 8 characters, at most 72 bytes, not the email.' })
+  @IsString() @IsNotEmpty() password: string;
 }

@@ -1,28 +1,54 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { CanActivate } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { SettingsRepository } from '../../settings/settings.repository';
+import { UserRepository } from '../../user/user.repository';
 import { DomainError } from '../errors/domain-error';
 import { Reason } from '../errors/error-codes';
-import type { IncomingRequest } from '../http/request';
+import { headerValue, IncomingRequest } from '../http/request';
+import { TenantConnections } from '../tenancy/tenant-connections';
 import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
+import { isUuid } from '../wire/wire';
 import { BEARER_STRATEGY } from './bearer.strategy';
-import { AUTH_REQUIREMENT, IS_PUBLIC } from './decorators';
+import { CredentialService } from './credential.service';
+import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
 import type { Principal } from './principal';
-import { allows, AuthRequirement } from './role-matrix';
+import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from './role-matrix';
 
-type GuardedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute };
+type GuardedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute; targetUser?: TargetUserRef };
 
-/** Global guard 1: every handler needs a valid bearer credential unless it is @Public. */
+function requirementOf(reflector: Reflector, context: ExecutionContext): { isPublic: boolean; requirement?: AuthRequirement } {
+  const targets = [context.getHandler(), context.getClass()];
+  return {
+    isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+    requirement: reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, targets),
+  };
+}
+
+/**
+ * Global guard 1: every handler needs a valid bearer credential unless it is
+ * @Public; a handler that accepts a transaction proof takes `?transactionID=`
+ * instead when no bearer credential is sent.
+ */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(BEARER_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialService,
+  ) {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
-    return super.canActivate(context);
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const { isPublic, requirement } = requirementOf(this.reflector, context);
+    if (isPublic) return true;
+    const req = context.switchToHttp().getRequest<GuardedRequest>();
+    const proof = req.query.transactionID;
+    if (requirement?.transactionProof && !headerValue(req, 'authorization') && typeof proof === 'string') {
+      req.user = await this.credentials.authenticateTransactionProof(proof);
+      return true;
+    }
+    return (await super.canActivate(context)) as boolean;
   }
 
   override handleRequest<T>(err: unknown, user: T): T {
@@ -33,32 +59,56 @@ export class AuthenticationGuard extends AuthGuard(BEARER_STRATEGY) {
 }
 
 /**
- * Global guard 2: checks the handler's declared role against the role matrix,
- * resolving the target sector first. Deny by default: a handler that declares
- * neither @Public nor @Authenticated is refused.
+ * Global guard 2: resolves the handler's target (a sector, or a user and their
+ * sector, with the sector's settings when the role depends on them) and checks
+ * the declared role against the role matrix. Deny by default: a handler that
+ * declares neither @Public nor @Authenticated is refused.
  */
 @Injectable()
 export class RoleGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly users: UserRepository,
+    private readonly settings: SettingsRepository,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, targets);
+    const { isPublic, requirement } = requirementOf(this.reflector, context);
+    if (isPublic) return true;
     if (!requirement) throw DomainError.permissionDenied('This operation is not open to any role.');
     const req = context.switchToHttp().getRequest<GuardedRequest>();
     const principal = req.user;
     if (!principal) throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A valid bearer credential is required.');
-    let target: SectorRoute | undefined;
+    const target: AccessTarget = {};
     if (requirement.sectorFrom === 'param') {
-      target = await this.directory.routeSector(req.params.sectorID ?? '');
+      target.sector = await this.directory.routeSector(req.params.sectorID ?? '');
       // Another tenant's sector answers exactly like a missing one.
-      if (target.tenant.id !== principal.tenant.id) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
-      req.targetSector = target;
+      if (target.sector.tenant.id !== principal.tenant.id) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    } else if (requirement.sectorFrom === 'userParam') {
+      const sub = req.params.sub ?? '';
+      if (!isUuid(sub)) throw DomainError.invalidField('sub', 'must be a UUID');
+      // A transactionID proves self-access to its own user only: for anyone else it proves nothing.
+      if (principal.kind === 'transaction' && principal.userId !== sub) {
+        throw DomainError.unauthenticated(Reason.TRANSACTION_PROOF_INVALID, 'The transactionID does not prove a sign-in of this user.');
+      }
+      // Looked up in the caller's own tenant: another tenant's user answers like a missing one.
+      const user = await this.users.findAuthState(await this.connections.db(principal.tenant), sub);
+      if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+      const tenant = principal.tenant;
+      target.sector = { tenant, sectorId: user.sectorId, isDefault: user.sectorId === tenant.rootSectorId };
+      target.userId = user.id;
+      req.targetUser = { id: user.id, sectorId: user.sectorId, sector: target.sector };
     }
+    if (target.sector && ROLES_NEEDING_FLAGS.has(requirement.role)) {
+      const row = await this.settings.find(await this.connections.db(target.sector.tenant), target.sector.sectorId);
+      target.flags = {
+        allowUserCreationForNonAdmins: row?.allowUserCreationForNonAdmins ?? false,
+        allowUserReadForNonAdmins: row?.allowUserReadForNonAdmins ?? false,
+      };
+    }
+    req.targetSector = target.sector;
     if (!allows(requirement.role, principal, target)) throw DomainError.permissionDenied();
     return true;
   }

@@ -6,7 +6,13 @@ import { Reason } from '../errors/error-codes';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantEntity } from '../../tenant/tenant.entity';
-import { Principal } from './principal';
+import { ApiTokenService } from '../../api-token/api-token.service';
+import { AuthTransactionRepository } from '../../auth/auth-transaction.repository';
+import { tenantOfRoutedId } from '../tenancy/routed-id';
+import { Principal, TransactionPrincipal } from './principal';
+
+/** How long a successful sign-in's transactionID proves self-access (CONVENTIONS §3). */
+export const SELF_PROOF_WINDOW_MS = 15 * 60 * 1000;
 
 export interface VerifiedToken {
   claims: AccessTokenClaims;
@@ -27,6 +33,8 @@ export class CredentialService {
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
     private readonly users: UserRepository,
+    private readonly apiTokens: ApiTokenService,
+    private readonly transactions: AuthTransactionRepository,
   ) {}
 
   /**
@@ -49,6 +57,7 @@ export class CredentialService {
   }
 
   async authenticate(credential: string): Promise<Principal> {
+    if (this.apiTokens.isApiToken(credential)) return this.apiTokens.authenticate(credential);
     if (!this.tokens.looksLikeJwt(credential)) {
       throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
     }
@@ -63,5 +72,25 @@ export class CredentialService {
       isDefaultSector: user.sectorId === tenant.rootSectorId,
       tokenExp: claims.exp,
     };
+  }
+
+  /**
+   * Self-access by `?transactionID=`: a transaction of an existing user that
+   * completed with SUCCESS in the last 15 minutes. TRANSACTION_PROOF_INVALID otherwise.
+   */
+  async authenticateTransactionProof(transactionId: string): Promise<TransactionPrincipal> {
+    const invalid = () =>
+      DomainError.unauthenticated(Reason.TRANSACTION_PROOF_INVALID, 'The transactionID does not prove a successful sign-in of the last 15 minutes.');
+    const tenantId = tenantOfRoutedId(transactionId);
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) throw invalid();
+    const db = await this.connections.db(tenant);
+    const tx = await this.transactions.find(db, transactionId);
+    if (!tx || tx.status !== 'SUCCESS' || !tx.userId || !tx.completedAt || Date.now() - tx.completedAt.getTime() > SELF_PROOF_WINDOW_MS) {
+      throw invalid();
+    }
+    const user = await this.users.findAuthState(db, tx.userId);
+    if (!user) throw invalid();
+    return { kind: 'transaction', tenant, sectorId: user.sectorId, userId: user.id, transactionId };
   }
 }

@@ -15,7 +15,14 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 export const Authenticated = (requirement: AuthRequirement = { role: Role.AUTHENTICATED }) =>
   SetMetadata(AUTH_REQUIREMENT, requirement);
 
-type AuthedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute };
+/** The user a handler acts on (resolved by the role guard from `:sub`). */
+export interface TargetUserRef {
+  id: string;
+  sectorId: string;
+  sector: SectorRoute;
+}
+
+type AuthedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute; targetUser?: TargetUserRef };
 
 /** The authenticated caller (set by the guard). */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
@@ -28,6 +35,13 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 export const TargetSector = createParamDecorator((_: unknown, ctx: ExecutionContext): SectorRoute => {
   const target = ctx.switchToHttp().getRequest<AuthedRequest>().targetSector;
   if (!target) throw new Error('TargetSector used on a handler whose @Authenticated has no sectorFrom');
+  return target;
+});
+
+/** The target user the role guard resolved from `:sub`. */
+export const TargetUser = createParamDecorator((_: unknown, ctx: ExecutionContext): TargetUserRef => {
+  const target = ctx.switchToHttp().getRequest<AuthedRequest>().targetUser;
+  if (!target) throw new Error("TargetUser used on a handler whose @Authenticated has no sectorFrom: 'userParam'");
   return target;
 });
 

@@ -22,4 +22,16 @@ export interface ApiTokenPrincipal {
   tokenId: string;
 }
 
-export type Principal = UserPrincipal | ApiTokenPrincipal;
+/**
+ * A user proven only by the transactionID of their own sign-in that succeeded in
+ * the last 15 minutes: good for reading and updating their own profile, nothing else.
+ */
+export interface TransactionPrincipal {
+  kind: 'transaction';
+  tenant: TenantEntity;
+  sectorId: string;
+  userId: string;
+  transactionId: string;
+}
+
+export type Principal = UserPrincipal | ApiTokenPrincipal | TransactionPrincipal;

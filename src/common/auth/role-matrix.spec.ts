@@ -47,7 +47,7 @@ describe('role matrix', () => {
     ['otherTenantAdmin', false],
     ['platformAdmin', false],
   ] as const)('SECTOR_ADMIN over sector S1: %s → %s', (who, expected) => {
-    expect(allows(Role.SECTOR_ADMIN, principals[who], s1)).toBe(expected);
+    expect(allows(Role.SECTOR_ADMIN, principals[who], { sector: s1 })).toBe(expected);
   });
 
   it('SECTOR_ADMIN needs a target', () => {
@@ -78,6 +78,44 @@ describe('role matrix', () => {
   it('AUTHENTICATED admits any credential but never across tenants', () => {
     expect(allows(Role.AUTHENTICATED, principals.s1User)).toBe(true);
     expect(allows(Role.AUTHENTICATED, principals.s1Token)).toBe(true);
-    expect(allows(Role.AUTHENTICATED, principals.otherTenantAdmin, s1)).toBe(false);
+    expect(allows(Role.AUTHENTICATED, principals.otherTenantAdmin, { sector: s1 })).toBe(false);
+  });
+
+  describe('user roles', () => {
+    const selfProof: Principal = { kind: 'transaction', tenant: T, sectorId: 'S1', userId: 'me', transactionId: 'x' };
+    const me: Principal = { ...(user(T, 'S1', false) as object), userId: 'me' } as Principal;
+    const closed = { allowUserCreationForNonAdmins: false, allowUserReadForNonAdmins: false };
+    const open = { allowUserCreationForNonAdmins: true, allowUserReadForNonAdmins: true };
+
+    it('lets members create and list only when the sector allows it', () => {
+      expect(allows(Role.USER_CREATOR, principals.s1User, { sector: s1, flags: closed })).toBe(false);
+      expect(allows(Role.USER_CREATOR, principals.s1User, { sector: s1, flags: open })).toBe(true);
+      expect(allows(Role.USER_LISTER, principals.s1User, { sector: s1, flags: open })).toBe(true);
+      expect(allows(Role.USER_LISTER, principals.s2Admin, { sector: s1, flags: open })).toBe(false);
+      expect(allows(Role.USER_CREATOR, principals.s1Token, { sector: s1, flags: closed })).toBe(true);
+    });
+
+    it('lets a user read and edit themselves, by token or by transaction proof', () => {
+      for (const p of [me, selfProof]) {
+        expect(allows(Role.USER_READER, p, { sector: s1, userId: 'me', flags: closed })).toBe(true);
+        expect(allows(Role.USER_EDITOR, p, { sector: s1, userId: 'me' })).toBe(true);
+        expect(allows(Role.USER_EDITOR, p, { sector: s1, userId: 'other' })).toBe(false);
+        expect(allows(Role.USER_ADMIN, p, { sector: s1, userId: 'me' })).toBe(false);
+      }
+      expect(allows(Role.USER_READER, selfProof, { sector: s1, userId: 'other', flags: open })).toBe(false);
+      expect(allows(Role.AUTHENTICATED, selfProof)).toBe(false);
+    });
+
+    it('lets members read others only when the sector allows it, never edit them', () => {
+      expect(allows(Role.USER_READER, principals.s1User, { sector: s1, userId: 'other', flags: closed })).toBe(false);
+      expect(allows(Role.USER_READER, principals.s1User, { sector: s1, userId: 'other', flags: open })).toBe(true);
+      expect(allows(Role.USER_EDITOR, principals.s1User, { sector: s1, userId: 'other' })).toBe(false);
+    });
+
+    it('keeps API tokens from managing API tokens', () => {
+      expect(allows(Role.TOKEN_MANAGER, principals.s1Token, { sector: s1 })).toBe(false);
+      expect(allows(Role.TOKEN_MANAGER, principals.s1Admin, { sector: s1 })).toBe(true);
+      expect(allows(Role.TOKEN_MANAGER, principals.defaultAdmin, { sector: s1 })).toBe(true);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Authenticated encryption of secrets at rest (signing keys, provider secrets,
@@ -40,4 +40,13 @@ export class SecretBox {
 /** A URL-safe random identifier carrying `bytes` bytes of CSPRNG output. */
 export function randomId(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * How bearer secrets with 256 random bits (API tokens, invitation tokens) are
+ * stored: SHA-256, base64url. No salt or slow hash is needed at that entropy, and
+ * the lookup stays one indexed equality.
+ */
+export function hashSecretToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
 }

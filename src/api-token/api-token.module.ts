@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ApiTokenController } from './api-token.controller';
+import { ApiTokenRepository } from './api-token.repository';
+import { ApiTokenService } from './api-token.service';
+
+/** Sector API tokens: issue, list, revoke, and authenticate them. */
+@Module({
+  controllers: [ApiTokenController],
+  providers: [ApiTokenRepository, ApiTokenService],
+  exports: [ApiTokenService, ApiTokenRepository],
+})
+export class ApiTokenModule {}

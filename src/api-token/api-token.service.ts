@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { hashSecretToken } from '../common/crypto/secret-box';
+import { ApiTokenPrincipal, Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { newRoutedId, tenantOfRoutedId } from '../common/tenancy/routed-id';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { SectorRoute, TenantDirectory } from '../common/tenancy/tenant-directory';
+import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse } from './dto/api-token.dto';
+import { toApiTokenResponse } from './api-token.mapper';
+import { ApiTokenRepository } from './api-token.repository';
+import { ApiTokenEntity } from './api-token.entity';
+
+/** API tokens look like `iam_<64 base64url chars>`: 256 random bits, then the tenant (for routing). */
+export const API_TOKEN_PREFIX = 'iam_';
+const TOUCH_INTERVAL_MS = 60_000;
+const TOUCH_MEMORY_MAX = 100_000;
+
+@Injectable()
+export class ApiTokenService {
+  /** When each token's last_used_at was last written by this instance. */
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly connections: TenantConnections,
+    private readonly directory: TenantDirectory,
+    private readonly tokens: ApiTokenRepository,
+  ) {}
+
+  isApiToken(credential: string): boolean {
+    return credential.startsWith(API_TOKEN_PREFIX);
+  }
+
+  async create(sector: SectorRoute, caller: Principal, name: string): Promise<CreateApiTokenResponse> {
+    const token = API_TOKEN_PREFIX + newRoutedId(sector.tenant.id);
+    const row = Object.assign(new ApiTokenEntity(), {
+      id: randomUUID(),
+      sectorId: sector.sectorId,
+      name,
+      prefix: token.slice(0, 8),
+      tokenHash: hashSecretToken(token),
+      createdBy: caller.kind === 'user' ? caller.userId : null,
+      createdAt: new Date(),
+      lastUsedAt: null,
+    });
+    const db = await this.connections.db(sector.tenant);
+    await this.tokens.insert(db, row);
+    return { token, apiToken: toApiTokenResponse(row) };
+  }
+
+  async list(sector: SectorRoute): Promise<ListApiTokensResponse> {
+    const db = await this.connections.db(sector.tenant);
+    return { apiTokens: (await this.tokens.list(db, sector.sectorId)).map(toApiTokenResponse) };
+  }
+
+  async revoke(sector: SectorRoute, id: string): Promise<RevokeApiTokenResponse> {
+    const db = await this.connections.db(sector.tenant);
+    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+    if (!isUuid || !(await this.tokens.delete(db, sector.sectorId, id))) {
+      throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
+    }
+    this.touched.delete(id);
+    return { id };
+  }
+
+  /**
+   * The principal of an API token: one indexed read by hash, so a revoked token
+   * stops at once. `last_used_at` is written at most once a minute per token.
+   */
+  async authenticate(credential: string): Promise<ApiTokenPrincipal> {
+    const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+    const tenantId = tenantOfRoutedId(credential.slice(API_TOKEN_PREFIX.length));
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) throw invalid();
+    const db = await this.connections.db(tenant);
+    const found = await this.tokens.findByHash(db, hashSecretToken(credential));
+    if (!found) throw invalid();
+    const now = Date.now();
+    if (now - (this.touched.get(found.id) ?? 0) > TOUCH_INTERVAL_MS) {
+      if (this.touched.size >= TOUCH_MEMORY_MAX) this.touched.clear();
+      this.touched.set(found.id, now);
+      void this.tokens.touch(db, found.id).catch(() => this.touched.delete(found.id));
+    }
+    return { kind: 'apiToken', tenant, sectorId: found.sectorId, tokenId: found.id };
+  }
+}

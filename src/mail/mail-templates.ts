@@ -1,0 +1,73 @@
+import Handlebars from 'handlebars';
+
+/** A sector's templates for one kind of mail; an empty (or blank) one means the built-in default. */
+export interface TemplateSet {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The documented template variables (CONVENTIONS §5); any other name renders empty. */
+export type TemplateVars = {
+  code?: string;
+  link?: string;
+  email?: string;
+  username?: string;
+  sectorName?: string;
+  expiresInMinutes?: number;
+  expiresInHours?: number;
+};
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+type Mode = 'plain' | 'html';
+type Compiled = (vars: TemplateVars) => string;
+
+/** A private Handlebars environment: helpers or partials registered elsewhere cannot leak in. */
+const handlebars = Handlebars.create();
+
+const CACHE_MAX = 500;
+const cache = new Map<string, Compiled>();
+
+/**
+ * Compiles once per (mode, template): plain output (subject, text, SMS) does not
+ * escape values, HTML output does. Least recently used entries leave first.
+ */
+function compiled(template: string, mode: Mode): Compiled {
+  const key = `${mode}\u0000${template}`;
+  let fn = cache.get(key);
+  if (fn) {
+    cache.delete(key);
+    cache.set(key, fn);
+    return fn;
+  }
+  fn = handlebars.compile<TemplateVars>(template, { noEscape: mode === 'plain', strict: false });
+  cache.set(key, fn);
+  if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  return fn;
+}
+
+function pick(template: string, fallback: string): string {
+  return template.trim() === '' ? fallback : template;
+}
+
+/** Renders a mail from a sector's templates, each empty one replaced by its default. */
+export function renderMail(templates: TemplateSet, defaults: TemplateSet, vars: TemplateVars): RenderedMail {
+  const data = { ...vars };
+  // A subject is one header line: line breaks a value may carry become spaces.
+  const subject = compiled(pick(templates.subject, defaults.subject), 'plain')(data).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return {
+    subject,
+    text: compiled(pick(templates.text, defaults.text), 'plain')(data),
+    html: compiled(pick(templates.html, defaults.html), 'html')(data),
+  };
+}
+
+/** Renders an SMS from a sector's template, or the default when it is empty. */
+export function renderSms(template: string, defaultTemplate: string, vars: TemplateVars): string {
+  return compiled(pick(template, defaultTemplate), 'plain')({ ...vars });
+}

@@ -1,0 +1,99 @@
+import { MailerService } from '@nestjs-modules/mailer';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { OutboxEntity } from './outbox.entity';
+
+/** A single delivery never takes longer than this (connect, greeting, data, or the SMS webhook). */
+export const SEND_TIMEOUT_MS = 30_000;
+
+/**
+ * Hands one outbox row to the outside world: mail through the MailerService
+ * (SMTP_URL, or a stream transport whose RFC 822 output is written to
+ * DATA_DIR/outbox/<id>.eml), SMS as `POST {to, body}` to SMS_WEBHOOK_URL (or
+ * DATA_DIR/outbox/<id>.sms.json). Throws when the message was not accepted.
+ * Logs name the recipient and subject, never a body: bodies carry codes and links.
+ */
+@Injectable()
+export class OutboxDelivery {
+  private readonly logger = new Logger('Mail');
+  private readonly outboxDir: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly mailer: MailerService,
+  ) {
+    this.outboxDir = join(config.dataDir, 'outbox');
+  }
+
+  deliver(row: OutboxEntity): Promise<void> {
+    return row.channel === 'sms' ? this.sendSms(row) : this.sendMail(row);
+  }
+
+  private async sendMail(row: OutboxEntity): Promise<void> {
+    const info: { message?: Buffer | string } = await this.mailer.sendMail({
+      to: row.recipient,
+      subject: row.subject,
+      text: row.bodyText,
+      ...(row.bodyHtml ? { html: row.bodyHtml } : {}),
+      // Stable across retries, so a receiver can recognise a duplicate of a mail
+      // whose acceptance the worker could not record.
+      messageId: `<${row.id}@${this.senderDomain()}>`,
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+    if (this.config.smtpUrl) {
+      this.logger.debug(`Mail ${row.id} (${row.tag}) sent to ${row.recipient}`);
+      return;
+    }
+    const file = await this.writeOutboxFile(`${row.id}.eml`, info.message ?? '');
+    this.logger.log(`Mail (${row.tag}) to ${row.recipient}, subject "${row.subject}": no SMTP_URL, written to ${file}`);
+  }
+
+  private async sendSms(row: OutboxEntity): Promise<void> {
+    const payload = JSON.stringify({ to: row.recipient, body: row.bodyText });
+    const url = this.config.smsWebhookUrl;
+    if (!url) {
+      const file = await this.writeOutboxFile(`${row.id}.sms.json`, payload + '\n');
+      this.logger.log(`SMS (${row.tag}) to ${row.recipient}: no SMS_WEBHOOK_URL, written to ${file}`);
+      return;
+    }
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: payload,
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (!res.ok) throw new Error(`SMS gateway answered HTTP ${res.status}`);
+    this.logger.debug(`SMS ${row.id} (${row.tag}) sent to ${row.recipient}`);
+  }
+
+  /** Written under a temporary name and renamed, so a reader never sees half a message; a retry overwrites. */
+  private async writeOutboxFile(name: string, content: Buffer | string): Promise<string> {
+    await mkdir(this.outboxDir, { recursive: true, mode: 0o700 });
+    const file = join(this.outboxDir, name);
+    const partial = `${file}.partial`;
+    await writeFile(partial, content, { mode: 0o600 });
+    await rename(partial, file);
+    return file;
+  }
+
+  private senderDomain(): string {
+    const match = /@([^\s@>]+)>?\s*$/.exec(this.config.mailFrom);
+    return match ? match[1] : 'localhost';
+  }
+}
+
+/** A short description of a delivery failure for `last_error`: no URLs (they may carry credentials), one line. */
+export function describeDeliveryError(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown; responseCode?: unknown; cause?: { code?: unknown; message?: unknown } };
+  let text = typeof e?.message === 'string' ? e.message : String(err);
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  if (code && !text.includes(code)) text = `${text} (${code})`;
+  return text
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
+}

@@ -1,0 +1,219 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDirectory } from '../common/tenancy/tenant-directory';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { TenantEntity } from '../tenant/tenant.entity';
+import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox-delivery';
+import { OutboxEntity } from './outbox.entity';
+import { OutboxRepository } from './outbox.repository';
+
+/** Rows claimed per statement. */
+const BATCH_SIZE = 20;
+/** How long a claim holds its rows; past it, another worker may take them. */
+const LEASE_MS = 120_000;
+/** No delivery of a batch starts later than this after its claim (+ SEND_TIMEOUT_MS stays inside the lease). */
+const BATCH_BUDGET_MS = 60_000;
+/** Tenants whose outboxes are worked on at once (each holds one of its pool's connections). */
+const PARALLEL_TENANTS = 4;
+/** Delivered rows (bodies already cleared) are kept this long, then purged by the sweep. */
+const SENT_RETENTION_DAYS = 7;
+
+interface Watch {
+  /** When to look at the tenant's outbox again (epoch ms). */
+  at: number;
+  /** Consecutive failures to reach the outbox at all (its database down, say). */
+  failures: number;
+}
+
+/**
+ * Sends what the tenants' outboxes hold. Which outboxes it looks at:
+ * - a tenant whose transaction just queued a message (`kick`), at once;
+ * - tenants known to have pending rows, when the next row is due (checked every
+ *   MAIL_POLL_INTERVAL_MS);
+ * - every tenant in the directory once at start and every MAIL_SWEEP_INTERVAL_MS,
+ *   so mail queued before a restart or by an instance that died is sent.
+ * A failed delivery is retried with exponential backoff (MAIL_RETRY_BASE_MS
+ * doubling up to MAIL_RETRY_MAX_MS) and never dropped. Rows are claimed with
+ * SKIP LOCKED and a lease, so any number of instances can run this.
+ */
+@Injectable()
+export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('OutboxWorker');
+  private readonly watched = new Map<string, Watch>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly rerun = new Set<string>();
+  private readonly waiting: Array<() => void> = [];
+  private busy = 0;
+  private started = false;
+  private stopping = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly outbox: OutboxRepository,
+    private readonly delivery: OutboxDelivery,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  /**
+   * Starts with the service. Maintenance commands (an application context without
+   * HTTP) do not send mail: the running service does.
+   */
+  onApplicationBootstrap(): void {
+    if (!this.adapterHost.httpAdapter) return;
+    this.started = true;
+    this.pollTimer = setInterval(() => this.poll(), this.config.mailPollIntervalMs);
+    this.sweepTimer = setInterval(() => void this.sweep(), this.config.mailSweepIntervalMs);
+    void this.sweep();
+  }
+
+  /** Stops looking and waits for the batches in flight (a batch releases its undelivered rows). */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.sweepTimer);
+    for (const wake of this.waiting.splice(0)) wake();
+    const inFlight = Promise.allSettled([...this.running.values(), this.sweeping]);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SEND_TIMEOUT_MS + 5_000)));
+    await Promise.race([inFlight, limit]);
+    clearTimeout(timer);
+  }
+
+  /** Looks at a tenant's outbox now (after a transaction that queued a message committed). */
+  kick(tenantId: string): void {
+    if (!this.started || this.stopping) return;
+    void this.run(tenantId);
+  }
+
+  private poll(): void {
+    const now = Date.now();
+    for (const [tenantId, watch] of this.watched) {
+      if (watch.at <= now && !this.running.has(tenantId)) void this.run(tenantId);
+    }
+  }
+
+  /** Every tenant of the directory, PARALLEL_TENANTS at a time; one tenant's failure does not stop the others. */
+  private sweep(): Promise<void> {
+    this.sweeping ??= (async () => {
+      try {
+        const tenants = await this.main.getRepository(TenantEntity).find({ order: { createdAt: 'ASC' } });
+        await Promise.all(tenants.map((tenant) => this.run(tenant.id, tenant, true)));
+      } catch (err) {
+        this.logger.warn(`Outbox sweep failed: ${describeDeliveryError(err)}`);
+      } finally {
+        this.sweeping = undefined;
+      }
+    })();
+    return this.sweeping;
+  }
+
+  /**
+   * One pass over a tenant's outbox at a time; a kick during a pass causes
+   * one more pass. A sweep pass also purges old delivered rows.
+   */
+  private run(tenantId: string, tenant?: TenantEntity, sweep = false): Promise<void> {
+    const current = this.running.get(tenantId);
+    if (current) {
+      if (!sweep) this.rerun.add(tenantId);
+      return current;
+    }
+    const pass = this.withSlot(() => this.processTenant(tenantId, tenant, sweep)).finally(() => {
+      this.running.delete(tenantId);
+      if (this.rerun.delete(tenantId) && !this.stopping) void this.run(tenantId);
+    });
+    this.running.set(tenantId, pass);
+    return pass;
+  }
+
+  private async processTenant(tenantId: string, known: TenantEntity | undefined, sweep: boolean): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const tenant = known ?? (await this.directory.tenantById(tenantId));
+      if (!tenant) {
+        // Not (or no longer) in the directory; the sweep finds it if it appears.
+        this.watched.delete(tenantId);
+        return;
+      }
+      const db = await this.connections.db(tenant);
+      await this.drain(db);
+      if (sweep) await this.outbox.purgeSent(db, SENT_RETENTION_DAYS);
+      const dueInMs = await this.outbox.nextDueInMs(db);
+      if (dueInMs === null) this.watched.delete(tenantId);
+      else this.watched.set(tenantId, { at: Date.now() + Math.max(0, dueInMs), failures: 0 });
+    } catch (err) {
+      const watch = this.watched.get(tenantId);
+      if (sweep && !watch) {
+        // Not known to hold mail: the next sweep looks again.
+        this.logger.warn(`Outbox of tenant ${tenantId} unreachable (${describeDeliveryError(err)}); next look at the next sweep`);
+        return;
+      }
+      const failures = (watch?.failures ?? 0) + 1;
+      const delay = this.backoff(failures);
+      this.watched.set(tenantId, { at: Date.now() + delay, failures });
+      this.logger.warn(`Outbox of tenant ${tenantId} unreachable (${describeDeliveryError(err)}); next look in ${delay} ms`);
+    }
+  }
+
+  /** Claims and delivers due rows until none is left (or the worker stops). */
+  private async drain(db: TenantDb): Promise<void> {
+    while (!this.stopping) {
+      const batch = await this.outbox.claimDue(db, BATCH_SIZE, LEASE_MS);
+      const deadline = Date.now() + BATCH_BUDGET_MS;
+      for (let i = 0; i < batch.length; i++) {
+        if (this.stopping || Date.now() > deadline) {
+          await this.outbox.release(db, batch.slice(i).map((row) => row.id));
+          return;
+        }
+        await this.deliverOne(db, batch[i]);
+      }
+      if (batch.length < BATCH_SIZE) return;
+    }
+  }
+
+  private async deliverOne(db: TenantDb, row: OutboxEntity): Promise<void> {
+    let error: string | undefined;
+    try {
+      await this.delivery.deliver(row);
+    } catch (err) {
+      error = describeDeliveryError(err);
+    }
+    if (error === undefined) {
+      await this.outbox.markSent(db, row.id);
+      return;
+    }
+    const delay = this.backoff(row.attempts);
+    await this.outbox.markFailed(db, row.id, delay, error);
+    this.logger.warn(
+      `${row.channel === 'sms' ? 'SMS' : 'Mail'} ${row.id} (${row.tag}) of tenant ${db.tenant.id} to ${row.recipient} ` +
+        `not delivered (attempt ${row.attempts}: ${error}); retrying in ${delay} ms`,
+    );
+  }
+
+  /** MAIL_RETRY_BASE_MS · 2^(attempt-1), at most MAIL_RETRY_MAX_MS. */
+  private backoff(attempt: number): number {
+    const exponent = Math.min(Math.max(attempt, 1) - 1, 30);
+    return Math.min(this.config.mailRetryBaseMs * 2 ** exponent, this.config.mailRetryMaxMs);
+  }
+
+  /** At most PARALLEL_TENANTS passes at once; the rest wait their turn. */
+  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
+    while (this.busy >= PARALLEL_TENANTS && !this.stopping) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      this.busy--;
+      this.waiting.shift()?.();
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../common/auth/decorators';
+import { Principal } from '../common/auth/principal';
+import { Role } from '../common/auth/role-matrix';
+import { ApiErrors } from '../common/http/api-errors';
+import { SectorRoute } from '../common/tenancy/tenant-directory';
+import {
+  CreateUserDto,
+  DeleteUserResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  ResendInviteResponse,
+  UpdateUserDto,
+  UpdateUserResponse,
+  UserAccessQuery,
+  UserProfileResponse,
+} from './dto/user.dto';
+import { UserService } from './user.service';
+
+@ApiTags('Users')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1')
+export class UserController {
+  constructor(private readonly users: UserService) {}
+
+  @Post('sectors/:sectorID/users')
+  @HttpCode(200)
+  @Authenticated({ role: Role.USER_CREATOR, sectorFrom: 'param' })
+  @ApiOperation({ summary: 'Create a user; without a password the user is invited by mail' })
+  @ApiOkResponse({ type: UserProfileResponse })
+  create(@TargetSector() sector: SectorRoute, @CurrentPrincipal() caller: Principal, @Body() body: CreateUserDto): Promise<UserProfileResponse> {
+    return this.users.create(sector, caller, body);
+  }
+
+  @Get('sectors/:sectorID/users')
+  @Authenticated({ role: Role.USER_LISTER, sectorFrom: 'param' })
+  @ApiOperation({ summary: "List a sector's users (paging, search, filters, sorting)" })
+  @ApiOkResponse({ type: ListUsersResponse })
+  list(@TargetSector() sector: SectorRoute, @Query() query: ListUsersQuery): Promise<ListUsersResponse> {
+    return this.users.list(sector, query);
+  }
+
+  @Get('users/:sub')
+  @Authenticated({ role: Role.USER_READER, sectorFrom: 'userParam', transactionProof: true })
+  @ApiOperation({ summary: 'Get a user (admins, the user by token or by a recent transactionID, sector members when allowed)' })
+  @ApiOkResponse({ type: UserProfileResponse })
+  get(@TargetUser() target: TargetUserRef, @Query() _query: UserAccessQuery): Promise<UserProfileResponse> {
+    return this.users.get(target);
+  }
+
+  @Put('users/:sub')
+  @HttpCode(200)
+  @Authenticated({ role: Role.USER_EDITOR, sectorFrom: 'userParam', transactionProof: true })
+  @ApiOperation({ summary: 'Update a user (admins, or the user by token or by a recent transactionID)' })
+  @ApiOkResponse({ type: UpdateUserResponse })
+  update(
+    @CurrentPrincipal() caller: Principal,
+    @TargetUser() target: TargetUserRef,
+    @Body() body: UpdateUserDto,
+    @Query() _query: UserAccessQuery,
+  ): Promise<UpdateUserResponse> {
+    return this.users.update(caller, target, body);
+  }
+
+  @Delete('users/:sub')
+  @Authenticated({ role: Role.USER_ADMIN, sectorFrom: 'userParam' })
+  @ApiOperation({ summary: 'Delete a user; their tokens stop working at once' })
+  @ApiOkResponse({ type: DeleteUserResponse })
+  delete(@TargetUser() target: TargetUserRef): Promise<DeleteUserResponse> {
+    return this.users.delete(target);
+  }
+
+  @Post('users/:sub/invite')
+  @HttpCode(200)
+  @Authenticated({ role: Role.USER_ADMIN, sectorFrom: 'userParam' })
+  @ApiOperation({ summary: 'Resend the invitation of a user who has not set a password yet (the old link stops working)' })
+  @ApiOkResponse({ type: ResendInviteResponse })
+  resendInvite(@TargetUser() target: TargetUserRef): Promise<ResendInviteResponse> {
+    return this.users.resendInvite(target);
+  }
+}

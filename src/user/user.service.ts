@@ -1,0 +1,266 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { isAdminOver } from '../common/auth/role-matrix';
+import { Principal } from '../common/auth/principal';
+import { TargetUserRef } from '../common/auth/decorators';
+import { hashSecretToken } from '../common/crypto/secret-box';
+import { isUniqueViolation } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { newRoutedId } from '../common/tenancy/routed-id';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { pageInfo, paging } from '../common/wire/paging';
+import { unixSeconds } from '../common/wire/wire';
+import { INVITE_DEFAULTS } from '../mail/default-templates';
+import { renderMail } from '../mail/mail-templates';
+import { MailService } from '../mail/mail.service';
+import { SectorRepository } from '../sector/sector.repository';
+import { SectorSettingsEntity } from '../settings/sector-settings.entity';
+import { SettingsRepository } from '../settings/settings.repository';
+import {
+  CreateUserDto,
+  DeleteUserResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  ResendInviteResponse,
+  UpdateUserDto,
+  UpdateUserResponse,
+  UserProfileResponse,
+} from './dto/user.dto';
+import { newUser } from './new-user';
+import { PasswordHasher } from './password-hasher';
+import { passwordViolation } from './password-policy';
+import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
+import { UserRepository } from './user.repository';
+import { UserEntity } from './user.entity';
+
+interface Invitation {
+  token: string;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+/** User administration and the profile page's operations. */
+@Injectable()
+export class UserService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: TenantConnections,
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly settings: SettingsRepository,
+    private readonly sectors: SectorRepository,
+    private readonly mail: MailService,
+  ) {}
+
+  /**
+   * Creates a user; without a password the user is invited: the row and its
+   * invite mail are written in one transaction, the mail sent after commit.
+   */
+  async create(sector: SectorRoute, caller: Principal, dto: CreateUserDto): Promise<UserProfileResponse> {
+    const admin = isAdminOver(caller, sector);
+    if (dto.isAdmin && !admin) {
+      throw DomainError.permissionDenied('Only admins may create admins.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
+    }
+    const email = dto.email.trim();
+    if (dto.profile?.email !== undefined && dto.profile.email.trim().toLowerCase() !== email.toLowerCase()) {
+      throw DomainError.invalidField('profile.email', 'must equal email when both are given');
+    }
+    if (!admin && (dto.profile?.emailVerified || dto.profile?.phoneNumberVerified)) {
+      throw DomainError.permissionDenied('Only admins may mark an email or phone number verified.', Reason.FIELD_NOT_WRITABLE);
+    }
+    if (dto.password !== undefined) {
+      const violation = passwordViolation('password', dto.password, email);
+      if (violation) throw DomainError.invalidArgument(`Invalid request: password: ${violation.description}`, [violation]);
+    }
+    const db = await this.connections.db(sector.tenant);
+    const settings = await this.requireSettings(db, sector.sectorId);
+    const user = newUser({
+      sectorId: sector.sectorId,
+      email,
+      username: dto.username,
+      passwordHash: dto.password !== undefined ? await this.hasher.hash(dto.password) : null,
+      isAdmin: dto.isAdmin ?? false,
+    });
+    Object.assign(user, profilePatch({ ...dto.profile, email }));
+    const invitation = dto.password === undefined ? this.newInvitation(sector, settings) : undefined;
+    if (invitation) {
+      user.inviteTokenHash = invitation.tokenHash;
+      user.inviteExpiresAt = invitation.expiresAt;
+    }
+    await db.transaction(async (tx) => {
+      // A username that defaulted to the email is checked as the email (EMAIL_TAKEN, not USERNAME_TAKEN).
+      await this.assertLoginsFree(tx, sector.sectorId, dto.username !== undefined ? user.username : undefined, user.email);
+      try {
+        await this.users.insert(tx, user);
+      } catch (err) {
+        throw this.uniqueToDomain(err);
+      }
+      if (invitation) await this.enqueueInvite(tx, sector, settings, user, invitation);
+    });
+    if (invitation) this.mail.kick(sector.tenant.id);
+    return toUserProfile(await this.requireUser(db, user.id));
+  }
+
+  async list(sector: SectorRoute, query: ListUsersQuery): Promise<ListUsersResponse> {
+    const db = await this.connections.db(sector.tenant);
+    const p = paging(query.pageSize, query.page);
+    const filterVerified = query.filterVerified === undefined ? undefined : query.filterVerified === 'true';
+    const { items, total } = await this.users.list(
+      db,
+      sector.sectorId,
+      { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified },
+      query.sortBy ?? 'created_at',
+      query.sortDesc ?? false,
+      p,
+    );
+    return { users: items.map((u) => toUserListItem(u)), ...pageInfo(total, p) };
+  }
+
+  async get(target: TargetUserRef): Promise<UserProfileResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    return toUserProfile(await this.requireUser(db, target.id));
+  }
+
+  /**
+   * Operation 8. `isAdmin` applies only with `setAdminExplicitly`; only admins grant
+   * or revoke admin; the verified flags are the admins' to set; an email (or phone)
+   * change clears its verified flag; the last admin of the default sector stays.
+   */
+  async update(caller: Principal, target: TargetUserRef, dto: UpdateUserDto): Promise<UpdateUserResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const user = await this.requireUser(db, target.id);
+    if (dto.sectorID !== undefined && dto.sectorID !== user.sectorId) {
+      throw new DomainError(ErrorCode.INVALID_ARGUMENT, Reason.SECTOR_MISMATCH, 'sectorID: users cannot be moved between sectors', {
+        fieldViolations: [{ field: 'sectorID', description: "must be the user's own sector" }],
+      });
+    }
+    const admin = isAdminOver(caller, target.sector);
+    const patch = profilePatch(dto.profile, user.address);
+    for (const flag of ['emailVerified', 'phoneNumberVerified'] as const) {
+      if (patch[flag] !== undefined && !admin && patch[flag] !== user[flag]) {
+        throw DomainError.permissionDenied(`Only admins may change ${flag}.`, Reason.FIELD_NOT_WRITABLE);
+      }
+    }
+    const emailChanges = patch.email !== undefined && patch.email.toLowerCase() !== user.email.toLowerCase();
+    if (emailChanges && !(admin && dto.profile?.emailVerified !== undefined)) patch.emailVerified = false;
+    if (patch.phoneNumber !== undefined && patch.phoneNumber !== user.phoneNumber && !(admin && dto.profile?.phoneNumberVerified !== undefined)) {
+      patch.phoneNumberVerified = false;
+    }
+    const adminChange = dto.setAdminExplicitly === true && dto.isAdmin !== undefined && dto.isAdmin !== user.isAdmin;
+    if (adminChange && !admin) {
+      throw DomainError.permissionDenied('Only admins may grant or revoke admin rights.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
+    }
+    await db.transaction(async (tx) => {
+      if (emailChanges) await this.assertLoginsFree(tx, user.sectorId, undefined, patch.email, user.id);
+      if (adminChange) {
+        if (!dto.isAdmin) await this.assertNotLastAdmin(tx, user);
+        patch.isAdmin = dto.isAdmin;
+      }
+      if (Object.keys(patch).length > 0) {
+        try {
+          await this.users.update(tx, user.id, patch);
+        } catch (err) {
+          throw this.uniqueToDomain(err);
+        }
+      }
+    });
+    return { sub: user.id, username: user.username, sectorID: user.sectorId };
+  }
+
+  /** Deletes a user; their tokens stop working at once (every request reads the user). */
+  async delete(target: TargetUserRef): Promise<DeleteUserResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    await db.transaction(async (tx) => {
+      const user = await this.requireUser(tx, target.id);
+      if (user.isAdmin) await this.assertNotLastAdmin(tx, user);
+      await this.users.delete(tx, user.id);
+    });
+    return { sub: target.id };
+  }
+
+  /** A new invitation link for a user who has not set a password yet; the old link stops working. */
+  async resendInvite(target: TargetUserRef): Promise<ResendInviteResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const settings = await this.requireSettings(db, target.sectorId);
+    const invitation = this.newInvitation(target.sector, settings);
+    await db.transaction(async (tx) => {
+      const user = await this.requireUser(tx, target.id);
+      if (user.passwordHash !== null || user.inviteAcceptedAt !== null) {
+        throw DomainError.failedPrecondition(Reason.INVITE_NOT_PENDING, 'The user has already set a password; there is nothing to invite to.');
+      }
+      await this.users.update(tx, user.id, { inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt });
+      await this.enqueueInvite(tx, target.sector, settings, user, invitation);
+    });
+    this.mail.kick(target.sector.tenant.id);
+    return { sub: target.id, inviteStatus: 'pending', inviteExpiresAt: unixSeconds(invitation.expiresAt) };
+  }
+
+  private newInvitation(sector: SectorRoute, settings: SectorSettingsEntity): Invitation {
+    const token = newRoutedId(sector.tenant.id);
+    const hours = Number(settings.inviteExpirationHours);
+    return { token, tokenHash: hashSecretToken(token), expiresAt: new Date(Date.now() + hours * 3_600_000) };
+  }
+
+  /** The invite link: MagicLinkURL of the sector, else PUBLIC_URL/invite, with the token as a query parameter. */
+  inviteLink(settings: SectorSettingsEntity, token: string): string {
+    const base = settings.magicLinkUrl || `${this.config.publicUrl}/invite`;
+    return `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+  }
+
+  private async enqueueInvite(tx: TenantDb, sector: SectorRoute, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
+    const sectorRow = await this.sectors.findById(tx, sector.sectorId);
+    const rendered = renderMail(
+      { subject: settings.inviteEmailSubject, text: settings.inviteEmailBodyTemplate, html: settings.inviteEmailBodyHtmlTemplate },
+      INVITE_DEFAULTS,
+      {
+        link: this.inviteLink(settings, invitation.token),
+        email: user.email,
+        username: user.username,
+        sectorName: sectorRow?.name ?? '',
+        expiresInHours: Number(settings.inviteExpirationHours),
+      },
+    );
+    await this.mail.enqueueMail(tx, { to: user.email, subject: rendered.subject, text: rendered.text, html: rendered.html, tag: 'invite' });
+  }
+
+  /** Usernames and emails are unique per sector, and never equal to another user's other login. */
+  private async assertLoginsFree(tx: TenantDb, sectorId: string, username: string | undefined, email: string | undefined, exceptUserId?: string) {
+    await this.users.lockSectorLogins(tx, sectorId);
+    if (username !== undefined && (await this.users.loginTaken(tx, sectorId, [username], exceptUserId))) {
+      throw DomainError.alreadyExists(Reason.USERNAME_TAKEN, 'That username is already used in this sector.');
+    }
+    if (email !== undefined && email !== '' && (await this.users.loginTaken(tx, sectorId, [email], exceptUserId))) {
+      throw DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.');
+    }
+  }
+
+  /** The last admin of a tenant's default sector can be neither demoted nor deleted. */
+  private async assertNotLastAdmin(tx: TenantDb, user: UserEntity): Promise<void> {
+    if (user.sectorId !== tx.tenant.rootSectorId) return;
+    const admins = await this.users.lockAdmins(tx, user.sectorId);
+    if (!admins.some((id) => id !== user.id)) {
+      throw DomainError.failedPrecondition(Reason.LAST_ADMIN, "This is the last admin of the tenant's default sector; make another admin first.");
+    }
+  }
+
+  private uniqueToDomain(err: unknown): unknown {
+    if (isUniqueViolation(err, 'users_sector_username_key')) return DomainError.alreadyExists(Reason.USERNAME_TAKEN, 'That username is already used in this sector.');
+    if (isUniqueViolation(err, 'users_sector_email_key')) return DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.');
+    return err;
+  }
+
+  private async requireUser(db: TenantDb, id: string): Promise<UserEntity> {
+    const user = await this.users.findById(db, id);
+    if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+    return user;
+  }
+
+  private async requireSettings(db: TenantDb, sectorId: string): Promise<SectorSettingsEntity> {
+    const settings = await this.settings.find(db, sectorId);
+    if (!settings) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    return settings;
+  }
+}

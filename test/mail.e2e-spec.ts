@@ -1,0 +1,351 @@
+import { simpleParser } from 'mailparser';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { join } from 'node:path';
+import { TENANT_SCHEMA_VERSION } from '../migrations/tenant';
+import { TenantConnections } from '../src/common/tenancy/tenant-connections';
+import { TenantDb } from '../src/common/tenancy/tenant-db';
+import { TenantDirectory } from '../src/common/tenancy/tenant-directory';
+import { MailMessage, MailService } from '../src/mail/mail.service';
+import { provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { startSmtpServer, TestSmtpServer } from './support/smtp';
+import { startTestApp, TestApp } from './support/test-app';
+
+const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
+const MAIL_FROM = 'no-reply@iam.test';
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function tenantDb(t: TestApp, tenantID: string): Promise<TenantDb> {
+  const tenant = await t.app.get(TenantDirectory).requireTenant(tenantID);
+  return t.app.get(TenantConnections).db(tenant);
+}
+
+/** Queues a mail the way a service does: inside a tenant transaction, then a kick after the commit. */
+async function enqueueMail(t: TestApp, tenantID: string, message: MailMessage, kick = true): Promise<string> {
+  const mail = t.app.get(MailService);
+  const db = await tenantDb(t, tenantID);
+  const id = await db.transaction((tx) => mail.enqueueMail(tx, message));
+  if (kick) mail.kick(tenantID);
+  return id;
+}
+
+interface OutboxRow {
+  id: string;
+  channel: string;
+  tag: string;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  body_html: string;
+  status: string;
+  attempts: number;
+  last_error: string;
+  locked_until: Date | null;
+  sent_at: Date | null;
+}
+
+async function outboxRow(t: TestApp, tenantID: string, id: string): Promise<OutboxRow> {
+  const [row] = await tenantSql(t, tenantID, 'SELECT * FROM outbox WHERE id = $1', [id]);
+  return row as unknown as OutboxRow;
+}
+
+function uniqueSubject(prefix: string): string {
+  return `${prefix} ${randomUUID().slice(0, 8)}`;
+}
+
+/** A stand-in SMS gateway: records the JSON it is posted, and answers 500 while `failures` lasts. */
+class FakeSmsGateway {
+  readonly requests: Array<{ contentType: string; body: unknown }> = [];
+  failures = 0;
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<FakeSmsGateway> {
+    let gateway: FakeSmsGateway | undefined;
+    const server = createServer((req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* kept as text */
+        }
+        gateway!.requests.push({ contentType: String(req.headers['content-type']), body });
+        if (gateway!.failures > 0) {
+          gateway!.failures--;
+          res.writeHead(500).end('gateway down');
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        }
+      });
+    });
+    gateway = new FakeSmsGateway(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return gateway;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}/sms`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', () => {
+  let smtp: TestSmtpServer;
+  let gateway: FakeSmsGateway;
+  let t: TestApp;
+  let a: ProvisionedTenant;
+  let b: ProvisionedTenant;
+  const env = () => ({ SMTP_URL: smtp.url, MAIL_FROM, SMS_WEBHOOK_URL: gateway.url, ...FAST_WORKER });
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    gateway = await FakeSmsGateway.start();
+    t = await startTestApp({ env: env() });
+    a = await provisionTenant(t);
+    b = await provisionTenant(t);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+    await gateway?.close();
+  });
+
+  it('delivers a mail to the SMTP server and marks the row sent', async () => {
+    const subject = uniqueSubject('Welcome');
+    const id = await enqueueMail(t, a.tenantID, {
+      to: 'ann@example.test',
+      subject,
+      text: 'Hello Ann, your code is 123456.',
+      html: '<p>Hello Ann, your code is <b>123456</b>.</p>',
+      tag: 'test',
+    });
+    const mail = await smtp.waitForMail((m) => m.subject === subject);
+    expect(mail).toEqual({
+      envelopeTo: ['ann@example.test'],
+      to: ['ann@example.test'],
+      from: MAIL_FROM,
+      subject,
+      text: 'Hello Ann, your code is 123456.',
+      html: '<p>Hello Ann, your code is <b>123456</b>.</p>',
+      messageId: `<${id}@iam.test>`,
+      raw: expect.any(String),
+    });
+    const row = await eventually(async () => {
+      const r = await outboxRow(t, a.tenantID, id);
+      return r.status === 'sent' && r;
+    });
+    expect(row).toEqual(
+      expect.objectContaining({
+        channel: 'email',
+        tag: 'test',
+        recipient: 'ann@example.test',
+        subject,
+        body_text: '',
+        body_html: '',
+        status: 'sent',
+        attempts: 1,
+        last_error: '',
+        locked_until: null,
+        sent_at: expect.any(Date),
+      }),
+    );
+  });
+
+  it('sends nothing for a transaction that rolled back', async () => {
+    const mail = t.app.get(MailService);
+    const db = await tenantDb(t, a.tenantID);
+    const rolledBack = uniqueSubject('Rolled back');
+    let id = '';
+    await expect(
+      db.transaction(async (tx) => {
+        id = await mail.enqueueMail(tx, { to: 'ghost@example.test', subject: rolledBack, text: 'never', tag: 'test' });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    mail.kick(a.tenantID);
+    // A mail queued afterwards arrives; the rolled-back one never existed.
+    const after = uniqueSubject('After');
+    await enqueueMail(t, a.tenantID, { to: 'ann@example.test', subject: after, text: 'x', tag: 'test' });
+    await smtp.waitForMail((m) => m.subject === after);
+    expect(id).not.toBe('');
+    expect(await tenantSql(t, a.tenantID, 'SELECT id FROM outbox WHERE id = $1', [id])).toEqual([]);
+    expect(smtp.find((m) => m.subject === rolledBack)).toEqual([]);
+  });
+
+  it("delivers the mail of two tenants, each from the tenant's own outbox", async () => {
+    const subjectA = uniqueSubject('For A');
+    const subjectB = uniqueSubject('For B');
+    const idA = await enqueueMail(t, a.tenantID, { to: 'a@a.test', subject: subjectA, text: 'a', tag: 'test' });
+    const idB = await enqueueMail(t, b.tenantID, { to: 'b@b.test', subject: subjectB, text: 'b', tag: 'test' });
+    const [mailA, mailB] = await Promise.all([smtp.waitForMail((m) => m.subject === subjectA), smtp.waitForMail((m) => m.subject === subjectB)]);
+    expect([mailA.to, mailB.to]).toEqual([['a@a.test'], ['b@b.test']]);
+    // Each row lives in its own tenant's database only.
+    expect(await tenantSql(t, b.tenantID, 'SELECT id FROM outbox WHERE id = $1', [idA])).toEqual([]);
+    expect(await tenantSql(t, a.tenantID, 'SELECT id FROM outbox WHERE id = $1', [idB])).toEqual([]);
+  });
+
+  it('finds un-kicked mail of every tenant in the periodic sweep, past a tenant whose database is unreachable', async () => {
+    // A directory entry whose database does not exist, listed first by the sweep.
+    const brokenId = randomUUID();
+    await t.sql(
+      `INSERT INTO tenants (id, slug, name, storage, database_name, kid, root_sector_id, schema_version, created_at)
+       VALUES ($1, $2, 'Broken', 'pooled', $3, 'none', $4, $5, now() - interval '1 day')`,
+      [brokenId, `broken-${brokenId.slice(0, 8)}`, `${t.databaseName}_t_missing`, randomUUID(), TENANT_SCHEMA_VERSION],
+    );
+    try {
+      const subjectA = uniqueSubject('Swept A');
+      const subjectB = uniqueSubject('Swept B');
+      await enqueueMail(t, a.tenantID, { to: 'a@a.test', subject: subjectA, text: 'a', tag: 'test' }, false);
+      await enqueueMail(t, b.tenantID, { to: 'b@b.test', subject: subjectB, text: 'b', tag: 'test' }, false);
+      await Promise.all([smtp.waitForMail((m) => m.subject === subjectA, 5000), smtp.waitForMail((m) => m.subject === subjectB, 5000)]);
+    } finally {
+      await t.sql('DELETE FROM tenants WHERE id = $1', [brokenId]);
+    }
+  });
+
+  it('posts an SMS as JSON to the gateway, retrying while it fails', async () => {
+    gateway.failures = 2;
+    const before = gateway.requests.length;
+    const mail = t.app.get(MailService);
+    const db = await tenantDb(t, a.tenantID);
+    const id = await db.transaction((tx) => mail.enqueueSms(tx, { to: '+15550100', body: '424242 is your code', tag: 'otp' }));
+    mail.kick(a.tenantID);
+    const row = await eventually(async () => {
+      const r = await outboxRow(t, a.tenantID, id);
+      return r.status === 'sent' && r;
+    });
+    expect(row).toEqual(expect.objectContaining({ channel: 'sms', status: 'sent', attempts: 3, last_error: 'SMS gateway answered HTTP 500' }));
+    const requests = gateway.requests.slice(before);
+    expect(requests).toEqual(Array(3).fill({ contentType: 'application/json', body: { to: '+15550100', body: '424242 is your code' } }));
+  });
+
+  it('keeps mail during a mail server outage and delivers it exactly once when the server is back', async () => {
+    await smtp.stop();
+    const subject = uniqueSubject('During outage');
+    const id = await enqueueMail(t, a.tenantID, { to: 'ann@example.test', subject, text: 'patience', tag: 'test' });
+    const failing = await eventually(async () => {
+      const r = await outboxRow(t, a.tenantID, id);
+      return r.attempts >= 2 && r.locked_until === null && r;
+    });
+    expect(failing).toEqual(expect.objectContaining({ status: 'pending', body_text: 'patience', last_error: expect.stringMatching(/ECONNREFUSED/) }));
+
+    await smtp.start();
+    await smtp.waitForMail((m) => m.subject === subject);
+    const sent = await eventually(async () => {
+      const r = await outboxRow(t, a.tenantID, id);
+      return r.status === 'sent' && r;
+    });
+    expect(sent.attempts).toBeGreaterThan(failing.attempts);
+    // Longer than the longest retry delay and several polls: still one copy.
+    await sleep(700);
+    expect(smtp.find((m) => m.subject === subject)).toHaveLength(1);
+  });
+
+  it('resumes sending after a restart: mail queued while the server was down arrives from the new process', async () => {
+    await smtp.stop();
+    const subject = uniqueSubject('Across restart');
+    const id = await enqueueMail(t, a.tenantID, { to: 'ann@example.test', subject, text: 'still here', tag: 'test' });
+    await eventually(async () => (await outboxRow(t, a.tenantID, id)).attempts >= 1);
+    await t.close({ keepDatabase: true });
+
+    await smtp.start();
+    t = await startTestApp({ databaseName: t.databaseName, env: env() });
+    // No kick in the new process: its start-up sweep finds the row.
+    await smtp.waitForMail((m) => m.subject === subject);
+    const row = await eventually(async () => {
+      const r = await outboxRow(t, a.tenantID, id);
+      return r.status === 'sent' && r;
+    });
+    expect(row.attempts).toBeGreaterThanOrEqual(2);
+    expect(smtp.find((m) => m.subject === subject)).toHaveLength(1);
+  });
+});
+
+describe('mail through the outbox of a schema-mode tenant', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startTestApp({ tenancyMode: 'schema', env: { SMTP_URL: smtp.url, MAIL_FROM, ...FAST_WORKER } });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  it("delivers from the tenant's own schema", async () => {
+    const tenant = await provisionTenant(t);
+    const subject = uniqueSubject('Schema');
+    const id = await enqueueMail(t, tenant.tenantID, { to: 'sam@example.test', subject, text: 'from a schema', tag: 'test' });
+    expect((await smtp.waitForMail((m) => m.subject === subject)).text.trim()).toBe('from a schema');
+    await eventually(async () => (await outboxRow(t, tenant.tenantID, id)).status === 'sent');
+    // The row is in the tenant's schema, not in the platform tenant's tables.
+    expect(await t.sql('SELECT id FROM public.outbox WHERE id = $1', [id])).toEqual([]);
+  });
+});
+
+describe('mail and SMS through the outbox (no SMTP_URL, no SMS_WEBHOOK_URL)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: FAST_WORKER });
+  });
+
+  afterAll(() => t?.close());
+
+  it('writes mail as an .eml file and SMS as a JSON file to DATA_DIR/outbox', async () => {
+    const platform = await t.app.get(TenantDirectory).platform();
+    const mail = t.app.get(MailService);
+    const db = await tenantDb(t, platform.id);
+    const subject = uniqueSubject('Offline');
+    const [mailId, smsId] = await db.transaction(async (tx) => [
+      await mail.enqueueMail(tx, { to: 'zoe@example.test', subject, text: 'Your link: https://iam.test/x', html: '<p>link</p>', tag: 'invite' }),
+      await mail.enqueueSms(tx, { to: '+15550199', body: '111222 is your code', tag: 'otp' }),
+    ]);
+    mail.kick(platform.id);
+
+    const outbox = join(t.config.dataDir, 'outbox');
+    const eml = await eventually(async () => existsSync(join(outbox, `${mailId}.eml`)) && readFileSync(join(outbox, `${mailId}.eml`)));
+    expect(eml.toString('utf8')).toContain(`Subject: ${subject}`);
+    const parsed = await simpleParser(eml);
+    expect({ subject: parsed.subject, text: parsed.text?.trim(), html: parsed.html, from: parsed.from?.text, to: (parsed.to as { text: string }).text }).toEqual({
+      subject,
+      text: 'Your link: https://iam.test/x',
+      html: '<p>link</p>',
+      from: 'no-reply@localhost',
+      to: 'zoe@example.test',
+    });
+
+    const smsFile = join(outbox, `${smsId}.sms.json`);
+    await eventually(async () => existsSync(smsFile));
+    expect(JSON.parse(readFileSync(smsFile, 'utf8'))).toEqual({ to: '+15550199', body: '111222 is your code' });
+    await eventually(async () => (await outboxRow(t, platform.id, mailId)).status === 'sent' && (await outboxRow(t, platform.id, smsId)).status === 'sent');
+  });
+});
