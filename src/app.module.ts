@@ -4,6 +4,7 @@ import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { AuthCoreModule } from './common/auth/auth-core.module';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ErrorInterceptor } from './common/errors/error.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
@@ -13,6 +14,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { KeysModule } from './keys/keys.module';
+import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
 import { SectorModule } from './sector/sector.module';
 import { SettingsModule } from './settings/settings.module';
@@ -27,6 +29,7 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        CryptoModule,
         DatabaseModule.forRoot(databaseUrl),
         AuthCoreModule,
         KeysModule,
@@ -37,6 +40,7 @@ export class AppModule implements NestModule {
         TenantModule,
         AuthModule,
         ApiTokenModule,
+        OtpModule,
         IntrospectionModule,
         HealthModule,
         BootstrapModule,

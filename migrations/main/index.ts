@@ -1,5 +1,6 @@
 import { Directory1763700000000 } from './1763700000000-directory';
 import { Extensions1763700000010 } from './1763700000010-extensions';
+import { Throttle1763700000011 } from './1763700000011-throttle';
 
 /** Migrations of the main database's directory tables, in order. */
-export const MAIN_MIGRATIONS = [Directory1763700000000, Extensions1763700000010];
+export const MAIN_MIGRATIONS = [Directory1763700000000, Extensions1763700000010, Throttle1763700000011];

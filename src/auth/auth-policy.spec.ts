@@ -17,6 +17,11 @@ describe('nextStep', () => {
     expect(nextStep({ factors: ['PASSWORD'], mfaRequired: true, enrolledSecondFactors: ['OTP', 'WEBAUTHN'] }).challengeType).toBe('WEBAUTHN');
   });
 
+  it('asks for the password when a code was the first step and a second factor is needed', () => {
+    expect(nextStep({ factors: ['OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP'] })).toEqual({ status: 'MFA_REQUIRED', challengeType: 'PASSWORD' });
+    expect(nextStep({ factors: ['OTP'], mfaRequired: false, enrolledSecondFactors: [] }).status).toBe('SUCCESS');
+  });
+
   it('succeeds once a second factor is satisfied', () => {
     expect(nextStep({ factors: ['PASSWORD', 'OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP'] }).status).toBe('SUCCESS');
   });

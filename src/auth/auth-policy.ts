@@ -26,9 +26,12 @@ const SECOND_FACTORS: readonly Factor[] = ['OTP', 'WEBAUTHN'];
  * factor must use it even where the sector does not require MFA.
  */
 export function nextStep(input: PolicyInput): NextStep {
-  const hasSecond = input.factors.some((f) => SECOND_FACTORS.includes(f));
+  const distinct = new Set(input.factors);
+  const hasSecond = [...distinct].some((f) => SECOND_FACTORS.includes(f));
   const needsSecond = input.mfaRequired || input.enrolledSecondFactors.length > 0;
-  if (!needsSecond || hasSecond) return { status: 'SUCCESS', challengeType: '' };
+  if (!needsSecond || (hasSecond && distinct.size >= 2)) return { status: 'SUCCESS', challengeType: '' };
+  // A code or passkey used as the first step still needs a second, different factor.
+  if (hasSecond) return { status: 'MFA_REQUIRED', challengeType: 'PASSWORD' };
   if (input.enrolledSecondFactors.length === 0) return { status: 'MFA_ENROLLMENT_REQUIRED', challengeType: 'EMAIL_OTP_ENROLLMENT' };
   const preferred = input.enrolledSecondFactors.includes('WEBAUTHN') ? 'WEBAUTHN' : 'OTP';
   return { status: 'MFA_REQUIRED', challengeType: preferred };

@@ -4,7 +4,11 @@ import { AuthTransactionEntity, TransactionStatus } from './auth-transaction.ent
 
 export type TransactionChange = Partial<
   Pick<AuthTransactionEntity, 'status' | 'factors' | 'pendingChallenge' | 'attemptsLeft' | 'data' | 'userId'>
-> & { complete?: boolean };
+> & {
+  complete?: boolean;
+  /** Consume the pending one-time code: applies only while this code MAC is still pending, and removes it. */
+  consumeCodeMac?: string;
+};
 
 /** Authentication transactions of a tenant. */
 @Injectable()
@@ -22,16 +26,43 @@ export class AuthTransactionRepository {
    * in `expected` state and unexpired. Of two racing requests exactly one gets true.
    */
   async advance(db: TenantDb, id: string, expected: TransactionStatus, change: TransactionChange): Promise<boolean> {
-    const { complete, ...columns } = change;
+    const { complete, consumeCodeMac, ...columns } = change;
     const set: Record<string, unknown> = { ...columns };
     if (complete) set.completedAt = () => 'now()';
-    const result = await db.manager
+    if (consumeCodeMac !== undefined) set.data = () => `data - 'otp'`;
+    const qb = db.manager
       .createQueryBuilder()
       .update(AuthTransactionEntity)
       .set(set as never)
-      .where('id = :id AND status = :expected AND expires_at > now()', { id, expected })
-      .execute();
+      .where('id = :id AND status = :expected AND expires_at > now()', { id, expected });
+    if (consumeCodeMac !== undefined) qb.andWhere(`data->'otp'->>'codeMac' = :mac`, { mac: consumeCodeMac });
+    const result = await qb.execute();
     return result.affected === 1;
+  }
+
+  /** Sets the pending one-time challenge (`data.otp`) of a pending transaction. */
+  async setPendingOtp(db: TenantDb, id: string, otp: Record<string, unknown>): Promise<boolean> {
+    const result = await db.manager.query(
+      `UPDATE auth_transactions SET data = jsonb_set(data, '{otp}', $2::jsonb), pending_challenge = 'OTP'
+       WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
+      [id, JSON.stringify(otp)],
+    );
+    return (Array.isArray(result[0]) ? result[0] : result).length > 0;
+  }
+
+  /**
+   * Uses up one wrong-code attempt; the last one kills the transaction (FAILED).
+   * Returns the attempts left, or -1 when none was left to use.
+   */
+  async spendAttempt(db: TenantDb, id: string): Promise<number> {
+    const result = await db.manager.query(
+      `UPDATE auth_transactions SET attempts_left = attempts_left - 1,
+         status = CASE WHEN attempts_left <= 1 THEN 'FAILED' ELSE status END
+       WHERE id = $1 AND status = 'PENDING' AND attempts_left > 0 RETURNING attempts_left`,
+      [id],
+    );
+    const row = (Array.isArray(result[0]) ? result[0] : result)[0] as { attempts_left: number } | undefined;
+    return row ? row.attempts_left : -1;
   }
 
   /** Removes transactions that expired more than a day ago (they no longer prove anything). */

@@ -37,6 +37,16 @@ export interface AppConfig {
   mailRetryMaxMs: number;
   /** How often every tenant's outbox is swept (besides the tenants known to have mail). */
   mailSweepIntervalMs: number;
+  /** One-time codes sent by mail or SMS: lifetime, wrong tries allowed, resend cooldown. */
+  otpCodeTtlSeconds: number;
+  otpMaxAttempts: number;
+  otpResendCooldownSeconds: number;
+  /** Failed password/code attempts: free allowance per account and per address, then doubling delays up to the cap; failures count for the window. */
+  throttleAccountFreeAttempts: number;
+  throttleAddressFreeAttempts: number;
+  throttleBaseDelaySeconds: number;
+  throttleMaxDelaySeconds: number;
+  throttleWindowSeconds: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -120,6 +130,20 @@ function masterKey(env: Env, dataDir: string, production: boolean): Pick<AppConf
   return { masterKey: key, masterKeySource: 'generated' };
 }
 
+/** Attempt throttling (src/throttle); the delay cap may not be below the base delay. */
+function throttle(env: Env): Pick<AppConfig, 'throttleAccountFreeAttempts' | 'throttleAddressFreeAttempts' | 'throttleBaseDelaySeconds' | 'throttleMaxDelaySeconds' | 'throttleWindowSeconds'> {
+  const base = int(env, 'THROTTLE_BASE_DELAY_SECONDS', 1, 1, 3600);
+  const max = int(env, 'THROTTLE_MAX_DELAY_SECONDS', 900, 1, 86_400);
+  if (max < base) throw new ConfigError('THROTTLE_MAX_DELAY_SECONDS', `must be at least THROTTLE_BASE_DELAY_SECONDS (${base}), got ${max}`);
+  return {
+    throttleAccountFreeAttempts: int(env, 'THROTTLE_ACCOUNT_FREE_ATTEMPTS', 5, 0, 1000),
+    throttleAddressFreeAttempts: int(env, 'THROTTLE_ADDRESS_FREE_ATTEMPTS', 50, 0, 1_000_000),
+    throttleBaseDelaySeconds: base,
+    throttleMaxDelaySeconds: max,
+    throttleWindowSeconds: int(env, 'THROTTLE_WINDOW_SECONDS', 900, 1, 86_400),
+  };
+}
+
 /** Reads and validates the whole configuration; throws ConfigError on the first bad value. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
@@ -170,6 +194,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
     mailRetryMaxMs: int(env, 'MAIL_RETRY_MAX_MS', 300_000, 10, 86_400_000),
     mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
+    otpCodeTtlSeconds: int(env, 'OTP_CODE_TTL_SECONDS', 600, 1, 86_400),
+    otpMaxAttempts: int(env, 'OTP_MAX_ATTEMPTS', 5, 1, 100),
+    otpResendCooldownSeconds: int(env, 'OTP_RESEND_COOLDOWN_SECONDS', 30, 0, 3600),
+    ...throttle(env),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ApiTokenEntity } from '../api-token/api-token.entity';
 import { AuthTransactionEntity } from '../auth/auth-transaction.entity';
+import { OtpRegistrationEntity } from '../otp/otp-registration.entity';
 import { SigningKeyEntity } from '../keys/signing-key.entity';
 import { OutboxEntity } from '../mail/outbox.entity';
 import { SectorDirectoryEntity } from '../sector/sector-directory.entity';
@@ -9,7 +10,7 @@ import { TenantEntity } from '../tenant/tenant.entity';
 import { UserEntity } from '../user/user.entity';
 
 /** Tables of every tenant database or schema (and of the platform tenant in the main database). */
-export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity];
+export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity];
 
 /** Tables of the main database's directory. */
 export const MAIN_ENTITIES = [TenantEntity, SigningKeyEntity, SectorDirectoryEntity];

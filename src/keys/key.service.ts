@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DataSource, EntityManager } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SecretBox } from '../common/crypto/secret-box';
 import { TenantDirectory } from '../common/tenancy/tenant-directory';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
@@ -37,7 +36,6 @@ export interface Jwks {
 @Injectable()
 export class KeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Keys');
-  private readonly box: SecretBox;
   private publicKeys = new Map<string, PublicKeyEntry>();
   private jwksCache: Jwks = { keys: [] };
   private readonly privateKeys = new Map<string, KeyObject>();
@@ -47,12 +45,10 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   private reloading: Promise<void> | undefined;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly box: SecretBox,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
     private readonly directory: TenantDirectory,
-  ) {
-    this.box = new SecretBox(config.masterKey);
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
     await this.reload();

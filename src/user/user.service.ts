@@ -60,7 +60,15 @@ export class UserService {
    * invite mail are written in one transaction, the mail sent after commit.
    */
   async create(sector: SectorRoute, caller: Principal, dto: CreateUserDto): Promise<UserProfileResponse> {
-    const admin = isAdminOver(caller, sector);
+    return toUserProfile(await this.createUser(sector, dto, isAdminOver(caller, sector)));
+  }
+
+  /** Self sign-up (CONVENTIONS §4): an ordinary user with a password, never an admin, email unverified. */
+  signUp(sector: SectorRoute, dto: CreateUserDto & { password: string }): Promise<UserEntity> {
+    return this.createUser(sector, { ...dto, isAdmin: false, profile: { ...dto.profile, emailVerified: undefined, phoneNumberVerified: undefined } }, false);
+  }
+
+  private async createUser(sector: SectorRoute, dto: CreateUserDto, admin: boolean): Promise<UserEntity> {
     if (dto.isAdmin && !admin) {
       throw DomainError.permissionDenied('Only admins may create admins.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
     }
@@ -101,7 +109,7 @@ export class UserService {
       if (invitation) await this.enqueueInvite(tx, sector, settings, user, invitation);
     });
     if (invitation) this.mail.kick(sector.tenant.id);
-    return toUserProfile(await this.requireUser(db, user.id));
+    return this.requireUser(db, user.id);
   }
 
   async list(sector: SectorRoute, query: ListUsersQuery): Promise<ListUsersResponse> {

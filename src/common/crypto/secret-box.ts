@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Authenticated encryption of secrets at rest (signing keys, provider secrets,
@@ -25,6 +25,18 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(purpose));
     const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  }
+
+  /** A keyed MAC (HMAC-SHA256, base64url) under the purpose's derived key: for short codes that a plain hash would not protect. */
+  mac(purpose: string, data: string): string {
+    return createHmac('sha256', this.keyFor(purpose)).update(data).digest('base64url');
+  }
+
+  /** Constant-time comparison of a MAC with the one `data` would have. */
+  macEquals(purpose: string, data: string, expected: string): boolean {
+    const actual = Buffer.from(this.mac(purpose, data));
+    const wanted = Buffer.from(expected);
+    return actual.length === wanted.length && timingSafeEqual(actual, wanted);
   }
 
   open(purpose: string, sealed: string): Buffer {

@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, TargetUser, TargetUserRef } from '../common/auth/decorators';
+import { Role } from '../common/auth/role-matrix';
+import { ApiErrors } from '../common/http/api-errors';
+import { UserAccessQuery } from '../user/dto/user.dto';
+import {
+  CreateOtpRegistrationDto,
+  CreateOtpRegistrationResponse,
+  ListOtpRegistrationsResponse,
+  OtpRegistrationIdResponse,
+  VerifyOtpRegistrationDto,
+} from './dto/otp.dto';
+import { OtpService } from './otp.service';
+
+const OWNER_OR_ADMIN = { role: Role.USER_EDITOR, sectorFrom: 'userParam', transactionProof: true } as const;
+
+@ApiTags('OTP registrations')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/users/:sub/otp-registrations')
+export class OtpController {
+  constructor(private readonly otp: OtpService) {}
+
+  @Get()
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: "The user's one-time-code factors (destinations masked)" })
+  @ApiOkResponse({ type: ListOtpRegistrationsResponse })
+  list(@TargetUser() target: TargetUserRef, @Query() _q: UserAccessQuery): Promise<ListOtpRegistrationsResponse> {
+    return this.otp.list(target);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: 'Add a factor: email/sms get a code to confirm; totp returns its secret and otpauth URL once' })
+  @ApiOkResponse({ type: CreateOtpRegistrationResponse })
+  create(@TargetUser() target: TargetUserRef, @Body() body: CreateOtpRegistrationDto, @Query() _q: UserAccessQuery): Promise<CreateOtpRegistrationResponse> {
+    return this.otp.create(target, body);
+  }
+
+  @Post(':registrationID/verify')
+  @HttpCode(200)
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: 'Confirm a new factor with its first code' })
+  @ApiOkResponse({ type: OtpRegistrationIdResponse })
+  verify(
+    @TargetUser() target: TargetUserRef,
+    @Param('registrationID') id: string,
+    @Body() body: VerifyOtpRegistrationDto,
+    @Query() _q: UserAccessQuery,
+  ): Promise<OtpRegistrationIdResponse> {
+    return this.otp.verify(target, id, body.code);
+  }
+
+  @Delete(':registrationID')
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: 'Remove a factor' })
+  @ApiOkResponse({ type: OtpRegistrationIdResponse })
+  remove(@TargetUser() target: TargetUserRef, @Param('registrationID') id: string, @Query() _q: UserAccessQuery): Promise<OtpRegistrationIdResponse> {
+    return this.otp.remove(target, id);
+  }
+}

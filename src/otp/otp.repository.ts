@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { OtpRegistrationEntity } from './otp-registration.entity';
+
+@Injectable()
+export class OtpRepository {
+  listForUser(db: TenantDb, userId: string): Promise<OtpRegistrationEntity[]> {
+    return db.manager.getRepository(OtpRegistrationEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findForUser(db: TenantDb, userId: string, id: string): Promise<OtpRegistrationEntity | null> {
+    return db.manager.getRepository(OtpRegistrationEntity).findOneBy({ id, userId });
+  }
+
+  findByDestination(db: TenantDb, userId: string, type: string, destination: string): Promise<OtpRegistrationEntity | null> {
+    return db.manager
+      .getRepository(OtpRegistrationEntity)
+      .createQueryBuilder('r')
+      .where('r.user_id = :userId AND r.type = :type AND lower(r.destination) = lower(:destination)', { userId, type, destination })
+      .getOne();
+  }
+
+  /** Does the user have a verified factor? (What makes a second factor mandatory at sign-in.) */
+  async hasVerified(db: TenantDb, userId: string): Promise<boolean> {
+    const rows = await db.manager.query('SELECT 1 FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL LIMIT 1', [userId]);
+    return rows.length > 0;
+  }
+
+  async insert(db: TenantDb, row: OtpRegistrationEntity): Promise<void> {
+    await db.manager.getRepository(OtpRegistrationEntity).insert(row as never);
+  }
+
+  async delete(db: TenantDb, userId: string, id: string): Promise<boolean> {
+    const result = await db.manager.getRepository(OtpRegistrationEntity).delete({ id, userId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Stores a newly sent enrollment code (its MAC), resetting its attempts. */
+  async storeCode(db: TenantDb, id: string, codeMac: string, ttlSeconds: number, attempts: number): Promise<void> {
+    await db.manager.query(
+      `UPDATE otp_registrations SET code_mac = $2, code_expires_at = now() + make_interval(secs => $3), code_attempts_left = $4, code_sent_at = now()
+       WHERE id = $1`,
+      [id, codeMac, ttlSeconds, attempts],
+    );
+  }
+
+  /** Marks a registration verified and consumes its code, once (conditional UPDATE). */
+  async markVerified(db: TenantDb, id: string, codeMac: string | null): Promise<boolean> {
+    const rows = await db.manager.query(
+      `UPDATE otp_registrations SET verified_at = now(), code_mac = NULL, code_expires_at = NULL, code_attempts_left = 0
+       WHERE id = $1 AND verified_at IS NULL AND ($2::text IS NULL OR (code_mac = $2 AND code_expires_at > now() AND code_attempts_left > 0))
+       RETURNING id`,
+      [id, codeMac],
+    );
+    return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+  }
+
+  /** Uses up one enrollment attempt; returns the attempts left (-1 when there was none to use). */
+  async spendCodeAttempt(db: TenantDb, id: string): Promise<number> {
+    const rows = await db.manager.query(
+      `UPDATE otp_registrations SET code_attempts_left = code_attempts_left - 1,
+         code_mac = CASE WHEN code_attempts_left <= 1 THEN NULL ELSE code_mac END
+       WHERE id = $1 AND code_attempts_left > 0 RETURNING code_attempts_left`,
+      [id],
+    );
+    const row = (Array.isArray(rows[0]) ? rows[0] : rows)[0] as { code_attempts_left: number } | undefined;
+    return row ? row.code_attempts_left : -1;
+  }
+
+  /** Accepts a TOTP step once: only when it is later than the last step accepted (replay protection). */
+  async claimTotpStep(db: TenantDb, id: string, step: number): Promise<boolean> {
+    const rows = await db.manager.query('UPDATE otp_registrations SET last_totp_step = $2 WHERE id = $1 AND last_totp_step < $2 RETURNING id', [id, step]);
+    return (Array.isArray(rows[0]) ? rows[0] : rows).length > 0;
+  }
+}

@@ -1,0 +1,203 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { TargetUserRef } from '../common/auth/decorators';
+import { SecretBox } from '../common/crypto/secret-box';
+import { isUniqueViolation } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantDb } from '../common/tenancy/tenant-db';
+import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { OTP_DEFAULTS, OTP_SMS_DEFAULT } from '../mail/default-templates';
+import { renderMail, renderSms } from '../mail/mail-templates';
+import { MailService } from '../mail/mail.service';
+import { SectorRepository } from '../sector/sector.repository';
+import { SettingsRepository } from '../settings/settings.repository';
+import { UserRepository } from '../user/user.repository';
+import {
+  CreateOtpRegistrationDto,
+  CreateOtpRegistrationResponse,
+  ListOtpRegistrationsResponse,
+  OtpRegistrationIdResponse,
+} from './dto/otp.dto';
+import { codeMacInput, maskDestination, newOtpCode, OTP_CODE_MAC, TOTP_SECRET_SEAL } from './otp-codes';
+import { OtpRegistrationEntity } from './otp-registration.entity';
+import { OtpRepository } from './otp.repository';
+import { matchTotp, newTotpSecret, totpUri } from './totp';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+export interface CodeRecipient {
+  email: string;
+  username: string;
+}
+
+/**
+ * One-time-code factors: enrollment (a code to the new destination, or a TOTP
+ * secret shown once), verification, removal, and sending a code to a verified
+ * factor. Codes come from the CSPRNG and are stored only as a MAC keyed from
+ * MASTER_KEY and bound to their flow.
+ */
+@Injectable()
+export class OtpService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: TenantConnections,
+    private readonly otp: OtpRepository,
+    private readonly users: UserRepository,
+    private readonly settings: SettingsRepository,
+    private readonly sectors: SectorRepository,
+    private readonly mail: MailService,
+    private readonly box: SecretBox,
+  ) {}
+
+  async list(target: TargetUserRef): Promise<ListOtpRegistrationsResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const rows = await this.otp.listForUser(db, target.id);
+    return {
+      registrations: rows.map((r) => ({ registrationID: r.id, type: r.type, destination: maskDestination(r.type, r.destination), verified: r.verifiedAt !== null })),
+    };
+  }
+
+  async create(target: TargetUserRef, dto: CreateOtpRegistrationDto): Promise<CreateOtpRegistrationResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const user = await this.users.findById(db, target.id);
+    if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+    if (dto.type === 'totp') {
+      const secret = await newTotpSecret();
+      const sector = await this.sectors.findById(db, target.sectorId);
+      const row = this.newRow(target.id, 'totp', '');
+      row.secretSealed = this.box.seal(TOTP_SECRET_SEAL, secret);
+      await this.otp.insert(db, row);
+      return { registrationID: row.id, type: 'totp', secret, otpauthURL: await totpUri(secret, sector?.name || target.sector.tenant.name, user.username) };
+    }
+    const destination = (dto.destination ?? '').trim();
+    if (dto.type === 'email' && !EMAIL.test(destination)) throw DomainError.invalidField('destination', 'must be an email address');
+    if (dto.type === 'sms' && !E164.test(destination)) throw DomainError.invalidField('destination', 'must be an E.164 number such as +14155550100');
+    let row = await this.otp.findByDestination(db, target.id, dto.type, destination);
+    if (row?.verifiedAt) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
+    if (!row) {
+      row = this.newRow(target.id, dto.type, destination);
+      try {
+        await this.otp.insert(db, row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
+        throw err;
+      }
+    } else {
+      this.assertCooldown(row.codeSentAt);
+    }
+    const registration = row;
+    await db.transaction(async (tx) => {
+      const code = newOtpCode();
+      await this.otp.storeCode(tx, registration.id, this.box.mac(OTP_CODE_MAC, codeMacInput(registration.id, code)), this.config.otpCodeTtlSeconds, this.config.otpMaxAttempts);
+      await this.enqueueCode(tx, target.sector, registration, code, { email: user.email, username: user.username });
+    });
+    this.mail.kick(target.sector.tenant.id);
+    return { registrationID: registration.id, type: registration.type, secret: '', otpauthURL: '' };
+  }
+
+  /** Confirms a new factor with its first code; only then does it count. */
+  async verify(target: TargetUserRef, registrationId: string, code: string): Promise<OtpRegistrationIdResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const row = await this.requireRegistration(db, target.id, registrationId);
+    if (row.verifiedAt) throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor is already verified.');
+    if (row.type === 'totp') {
+      const step = await matchTotp(this.box.open(TOTP_SECRET_SEAL, row.secretSealed ?? '').toString(), code);
+      if (step === undefined || !(await this.otp.claimTotpStep(db, row.id, step))) throw this.invalidCode();
+      await this.otp.markVerified(db, row.id, null);
+      return { registrationID: row.id };
+    }
+    if (!row.codeMac || !row.codeExpiresAt || row.codeExpiresAt.getTime() <= Date.now() || row.codeAttemptsLeft <= 0) {
+      throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No valid code is pending for this factor; request a new one.');
+    }
+    const mac = this.box.mac(OTP_CODE_MAC, codeMacInput(row.id, code));
+    if (this.box.macEquals(OTP_CODE_MAC, codeMacInput(row.id, code), row.codeMac)) {
+      if (await this.otp.markVerified(db, row.id, mac)) return { registrationID: row.id };
+      // A concurrent request with the same code got there first.
+      throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor was verified meanwhile.');
+    }
+    const left = await this.otp.spendCodeAttempt(db, row.id);
+    throw this.invalidCode(Math.max(0, left));
+  }
+
+  async remove(target: TargetUserRef, registrationId: string): Promise<OtpRegistrationIdResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    await this.requireRegistration(db, target.id, registrationId);
+    await this.otp.delete(db, target.id, registrationId);
+    return { registrationID: registrationId };
+  }
+
+  /** Renders the sector's OTP template and queues it (mail or SMS) in the caller's transaction. */
+  async enqueueCode(tx: TenantDb, sector: SectorRoute, registration: OtpRegistrationEntity, code: string, recipient: CodeRecipient): Promise<void> {
+    const settings = await this.settings.find(tx, sector.sectorId);
+    const sectorRow = await this.sectors.findById(tx, sector.sectorId);
+    const vars = {
+      code,
+      email: recipient.email,
+      username: recipient.username,
+      sectorName: sectorRow?.name ?? '',
+      expiresInMinutes: Math.ceil(this.config.otpCodeTtlSeconds / 60),
+    };
+    if (registration.type === 'sms') {
+      const body = renderSms(settings?.otpSmsTemplate ?? '', OTP_SMS_DEFAULT, vars);
+      await this.mail.enqueueSms(tx, { to: registration.destination, body, tag: 'otp' });
+      return;
+    }
+    const rendered = renderMail(
+      { subject: settings?.otpEmailSubject ?? '', text: settings?.otpEmailBodyTemplate ?? '', html: settings?.otpEmailBodyHtmlTemplate ?? '' },
+      OTP_DEFAULTS,
+      vars,
+    );
+    await this.mail.enqueueMail(tx, { to: registration.destination, subject: rendered.subject, text: rendered.text, html: rendered.html, tag: 'otp' });
+  }
+
+  /** Checks a TOTP code of a verified registration and consumes its time step. */
+  async acceptTotp(db: TenantDb, registration: OtpRegistrationEntity, code: string): Promise<boolean> {
+    if (registration.type !== 'totp' || !registration.secretSealed) return false;
+    const step = await matchTotp(this.box.open(TOTP_SECRET_SEAL, registration.secretSealed).toString(), code);
+    return step !== undefined && (await this.otp.claimTotpStep(db, registration.id, step));
+  }
+
+  /** RESOURCE_EXHAUSTED with RetryInfo when a code was sent less than the cooldown ago. */
+  assertCooldown(sentAt: Date | null | undefined): void {
+    if (!sentAt) return;
+    const waitMs = sentAt.getTime() + this.config.otpResendCooldownSeconds * 1000 - Date.now();
+    if (waitMs > 0) {
+      throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, Reason.RESEND_COOLDOWN, 'A code was sent moments ago; wait before asking for another.', {
+        retryAfterSeconds: waitMs / 1000,
+      });
+    }
+  }
+
+  invalidCode(attemptsLeft?: number): DomainError {
+    return new DomainError(ErrorCode.UNAUTHENTICATED, Reason.INVALID_CODE, 'The code is incorrect.', {
+      metadata: attemptsLeft === undefined ? {} : { attemptsLeft: String(attemptsLeft) },
+    });
+  }
+
+  private newRow(userId: string, type: OtpRegistrationEntity['type'], destination: string): OtpRegistrationEntity {
+    return Object.assign(new OtpRegistrationEntity(), {
+      id: randomUUID(),
+      userId,
+      type,
+      destination,
+      secretSealed: null,
+      verifiedAt: null,
+      lastTotpStep: '0',
+      codeMac: null,
+      codeExpiresAt: null,
+      codeAttemptsLeft: 0,
+      codeSentAt: null,
+      createdAt: new Date(),
+    });
+  }
+
+  private async requireRegistration(db: TenantDb, userId: string, id: string): Promise<OtpRegistrationEntity> {
+    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.otp.findForUser(db, userId, id) : null;
+    if (!row) throw DomainError.notFound(Reason.OTP_REGISTRATION_NOT_FOUND, 'No such OTP registration for this user.');
+    return row;
+  }
+}

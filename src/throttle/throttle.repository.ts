@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+
+/** A key's state right after a failure was counted. */
+export interface CountedFailure {
+  failures: number;
+  /** Seconds the key is now blocked for; 0 when it is not. */
+  blockedSeconds: number;
+}
+
+// $2 free attempts, $3 the delay schedule (throttle-policy.ts), $4 the window in seconds.
+const FORGOTTEN = `greatest(c.last_failure_at, c.blocked_until) <= now() - $4::int * interval '1 second'`;
+const FAILURES_AFTER = `CASE WHEN ${FORGOTTEN} THEN 1 ELSE c.failures + 1 END`;
+const blockedUntil = (failures: string) =>
+  `CASE WHEN ${failures} > $2::int THEN now() + ($3::int[])[least(${failures} - $2::int, cardinality($3::int[]))] * interval '1 second' END`;
+
+/**
+ * Failed-attempt counters in the main database, so that every instance sees the
+ * same counts. Each change is one statement on the database clock: concurrent
+ * failures on one key serialize on its row and each sees the count before it.
+ */
+@Injectable()
+export class ThrottleRepository {
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+
+  /** Seconds until the last of the blocks on `keys` ends; 0 when none is blocked. */
+  async blockedFor(keys: string[]): Promise<number> {
+    const rows: Array<{ seconds: number | null }> = await this.main.query(
+      `SELECT extract(epoch FROM max(blocked_until) - now())::float8 AS seconds
+         FROM throttle_counters
+        WHERE key = ANY($1::text[]) AND blocked_until > now()`,
+      [keys],
+    );
+    return Math.max(0, Number(rows[0]?.seconds ?? 0));
+  }
+
+  /**
+   * Counts one failure on `key`: starts the count again when the key's last
+   * failure and block both ended a window ago, and blocks the key for the
+   * schedule's delay once the count is past `freeAttempts`.
+   */
+  async countFailure(key: string, freeAttempts: number, schedule: number[], windowSeconds: number): Promise<CountedFailure> {
+    const rows: Array<{ failures: number; blocked_seconds: number | null }> = await this.main.query(
+      `INSERT INTO throttle_counters AS c (key, failures, first_failure_at, last_failure_at, blocked_until)
+       VALUES ($1, 1, now(), now(), ${blockedUntil('1')})
+       ON CONFLICT (key) DO UPDATE SET
+         failures = ${FAILURES_AFTER},
+         first_failure_at = CASE WHEN ${FORGOTTEN} THEN now() ELSE c.first_failure_at END,
+         last_failure_at = now(),
+         blocked_until = ${blockedUntil(`(${FAILURES_AFTER})`)}
+       RETURNING failures, extract(epoch FROM blocked_until - now())::float8 AS blocked_seconds`,
+      [key, freeAttempts, schedule, windowSeconds],
+    );
+    return { failures: rows[0].failures, blockedSeconds: Math.max(0, Number(rows[0].blocked_seconds ?? 0)) };
+  }
+
+  /** Forgets a key's failures. */
+  async reset(key: string): Promise<void> {
+    await this.main.query(`DELETE FROM throttle_counters WHERE key = $1`, [key]);
+  }
+
+  /**
+   * Deletes up to `limit` rows that no longer count (last failure and block a
+   * window ago). The outer condition is re-checked on a row a racing failure
+   * just updated, so a fresh count is never deleted.
+   */
+  async purgeIdle(windowSeconds: number, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.main.query(
+      `DELETE FROM throttle_counters
+        WHERE key IN (SELECT key FROM throttle_counters
+                       WHERE greatest(last_failure_at, blocked_until) < now() - $1::int * interval '1 second'
+                       LIMIT $2)
+          AND greatest(last_failure_at, blocked_until) < now() - $1::int * interval '1 second'`,
+      [windowSeconds, limit],
+    );
+    return deleted;
+  }
+}
