@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../common/auth/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
 import { Role } from '../common/auth/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { SectorRoute } from '../common/tenancy/tenant-directory';
 import {
+  ChangePasswordDto,
   CreateUserDto,
-  DeleteUserResponse,
+  UserRefResponse,
   ListUsersQuery,
   ListUsersResponse,
   ResendInviteResponse,
@@ -64,11 +65,25 @@ export class UserController {
     return this.users.update(caller, target, body);
   }
 
+  @Post('users/:sub/password')
+  @HttpCode(200)
+  @Authenticated({ role: Role.USER_EDITOR, sectorFrom: 'userParam' })
+  @ApiOperation({ summary: 'Change a password (the user, with the current password; or an admin)' })
+  @ApiOkResponse({ type: UserRefResponse })
+  changePassword(
+    @CurrentPrincipal() caller: Principal,
+    @TargetUser() target: TargetUserRef,
+    @Body() body: ChangePasswordDto,
+    @ClientIp() ip: string,
+  ): Promise<UserRefResponse> {
+    return this.users.changePassword(caller, target, body, ip);
+  }
+
   @Delete('users/:sub')
   @Authenticated({ role: Role.USER_ADMIN, sectorFrom: 'userParam' })
   @ApiOperation({ summary: 'Delete a user; their tokens stop working at once' })
-  @ApiOkResponse({ type: DeleteUserResponse })
-  delete(@TargetUser() target: TargetUserRef): Promise<DeleteUserResponse> {
+  @ApiOkResponse({ type: UserRefResponse })
+  delete(@TargetUser() target: TargetUserRef): Promise<UserRefResponse> {
     return this.users.delete(target);
   }
 

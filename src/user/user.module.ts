@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MailModule } from '../mail/mail.module';
 import { SectorModule } from '../sector/sector.module';
 import { SettingsModule } from '../settings/settings.module';
+import { ThrottleModule } from '../throttle/throttle.module';
 import { PasswordHasher } from './password-hasher';
 import { UserController } from './user.controller';
 import { UserRepository } from './user.repository';
@@ -9,7 +10,7 @@ import { UserService } from './user.service';
 
 /** Users of a sector: administration, profiles, invitations. */
 @Module({
-  imports: [SettingsModule, SectorModule, MailModule],
+  imports: [SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
   providers: [UserRepository, PasswordHasher, UserService],
   exports: [UserRepository, PasswordHasher, UserService],

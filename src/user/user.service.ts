@@ -16,12 +16,14 @@ import { unixSeconds } from '../common/wire/wire';
 import { INVITE_DEFAULTS } from '../mail/default-templates';
 import { renderMail } from '../mail/mail-templates';
 import { MailService } from '../mail/mail.service';
+import { ThrottleService } from '../throttle/throttle.service';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { SettingsRepository } from '../settings/settings.repository';
 import {
+  ChangePasswordDto,
   CreateUserDto,
-  DeleteUserResponse,
+  UserRefResponse,
   ListUsersQuery,
   ListUsersResponse,
   ResendInviteResponse,
@@ -53,6 +55,7 @@ export class UserService {
     private readonly settings: SettingsRepository,
     private readonly sectors: SectorRepository,
     private readonly mail: MailService,
+    private readonly throttle: ThrottleService,
   ) {}
 
   /**
@@ -178,8 +181,33 @@ export class UserService {
     return { sub: user.id, username: user.username, sectorID: user.sectorId };
   }
 
+  /**
+   * Sets a new password under the password policy. Users changing their own
+   * password prove the current one (a wrong one is INVALID_CREDENTIALS); admins
+   * over the user's sector may set it without. An invitation still pending is
+   * settled by it.
+   */
+  async changePassword(caller: Principal, target: TargetUserRef, dto: ChangePasswordDto, clientIp: string): Promise<UserRefResponse> {
+    const db = await this.connections.db(target.sector.tenant);
+    const user = await this.requireUser(db, target.id);
+    const admin = isAdminOver(caller, target.sector);
+    if (!admin || dto.currentPassword !== undefined) {
+      const attempt = { tenantId: target.sector.tenant.id, sectorId: user.sectorId, login: user.username, clientIp };
+      await this.throttle.assertAllowed(attempt, 'password');
+      const ok = dto.currentPassword !== undefined && (await this.hasher.verifyOrWaste(dto.currentPassword, user.passwordHash));
+      if (!ok) {
+        await this.throttle.recordFailure(attempt, 'password');
+        throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The current password is incorrect.');
+      }
+    }
+    const violation = passwordViolation('newPassword', dto.newPassword, user.email);
+    if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
+    await this.users.update(db, user.id, { passwordHash: await this.hasher.hash(dto.newPassword), inviteTokenHash: null });
+    return { sub: user.id };
+  }
+
   /** Deletes a user; their tokens stop working at once (every request reads the user). */
-  async delete(target: TargetUserRef): Promise<DeleteUserResponse> {
+  async delete(target: TargetUserRef): Promise<UserRefResponse> {
     const db = await this.connections.db(target.sector.tenant);
     await db.transaction(async (tx) => {
       const user = await this.requireUser(tx, target.id);

@@ -98,7 +98,7 @@ export class UpdateUserResponse {
   @ApiProperty() sectorID: string;
 }
 
-export class DeleteUserResponse {
+export class UserRefResponse {
   @ApiProperty() sub: string;
 }
 
@@ -144,4 +144,10 @@ export class ListUsersResponse {
 export class UserAccessQuery {
   @ApiPropertyOptional({ description: "Self-access proof: the transactionID of the user's own sign-in that succeeded in the last 15 minutes." })
   @IsOptional() @IsString() @MaxLength(128) transactionID?: string;
+}
+
+export class ChangePasswordDto {
+  @ApiPropertyOptional({ description: "The current password: required when users change their own password; admins may omit it." })
+  @IsOptional() @IsString() @MaxLength(1024) currentPassword?: string;
+  @ApiProperty({ description: 'At least 8 characters, at most 72 bytes, not the email.' }) @IsString() newPassword: string;
 }
