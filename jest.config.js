@@ -7,6 +7,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // A global option (ignored inside a project): e2e specs boot apps and talk to real servers.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -21,7 +23,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       transform,
       testEnvironment: 'node',
-      testTimeout: 60000,
       slowTestThreshold: 20,
     },
   ],

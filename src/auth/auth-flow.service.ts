@@ -127,8 +127,9 @@ export class AuthFlowService {
       await this.transactions.setPendingOtp(ctx.db, tx.id, { registrationId: chosen.id });
       return { transactionID: tx.id };
     }
-    const previous = (tx.data?.otp ?? {}) as { sentAt?: string };
-    this.otp.assertCooldown(previous.sentAt ? new Date(previous.sentAt) : null);
+    // One code per registration per cooldown, whatever the transaction. A new flow
+    // started by username alone answers like any other (no enumeration) and sends nothing.
+    if (!(await this.otp.trySend(ctx.db, chosen.id, existing !== undefined))) return { transactionID: tx.id };
     const code = newOtpCode();
     const pending = {
       registrationId: chosen.id,

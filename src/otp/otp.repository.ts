@@ -47,7 +47,7 @@ export class OtpRepository {
   /** Marks a registration verified and consumes its code, once (conditional UPDATE). */
   async markVerified(db: TenantDb, id: string, codeMac: string | null): Promise<boolean> {
     const rows = await db.manager.query(
-      `UPDATE otp_registrations SET verified_at = now(), code_mac = NULL, code_expires_at = NULL, code_attempts_left = 0
+      `UPDATE otp_registrations SET verified_at = now(), code_mac = NULL, code_expires_at = NULL, code_attempts_left = 0, code_sent_at = NULL
        WHERE id = $1 AND verified_at IS NULL AND ($2::text IS NULL OR (code_mac = $2 AND code_expires_at > now() AND code_attempts_left > 0))
        RETURNING id`,
       [id, codeMac],
@@ -65,6 +65,25 @@ export class OtpRepository {
     );
     const row = (Array.isArray(rows[0]) ? rows[0] : rows)[0] as { code_attempts_left: number } | undefined;
     return row ? row.code_attempts_left : -1;
+  }
+
+  /**
+   * Claims the right to send a code to a registration now: one conditional UPDATE,
+   * so concurrent or repeated requests (from any number of transactions) send at
+   * most one code per cooldown. Returns the seconds to wait when refused, else 0.
+   */
+  async claimSend(db: TenantDb, id: string, cooldownSeconds: number): Promise<number> {
+    const rows = await db.manager.query(
+      `UPDATE otp_registrations SET code_sent_at = now()
+       WHERE id = $1 AND (code_sent_at IS NULL OR code_sent_at <= now() - make_interval(secs => $2)) RETURNING id`,
+      [id, cooldownSeconds],
+    );
+    if ((Array.isArray(rows[0]) ? rows[0] : rows).length > 0) return 0;
+    const [row] = await db.manager.query(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (code_sent_at + make_interval(secs => $2) - now())))::float AS wait FROM otp_registrations WHERE id = $1`,
+      [id, cooldownSeconds],
+    );
+    return Math.max(1, Number(row?.wait ?? cooldownSeconds));
   }
 
   /** Accepts a TOTP step once: only when it is later than the last step accepted (replay protection). */

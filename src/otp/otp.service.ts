@@ -87,7 +87,7 @@ export class OtpService {
         throw err;
       }
     } else {
-      this.assertCooldown(row.codeSentAt);
+      await this.claimSend(db, row.id);
     }
     const registration = row;
     await db.transaction(async (tx) => {
@@ -161,15 +161,26 @@ export class OtpService {
     return step !== undefined && (await this.otp.claimTotpStep(db, registration.id, step));
   }
 
-  /** RESOURCE_EXHAUSTED with RetryInfo when a code was sent less than the cooldown ago. */
-  assertCooldown(sentAt: Date | null | undefined): void {
-    if (!sentAt) return;
-    const waitMs = sentAt.getTime() + this.config.otpResendCooldownSeconds * 1000 - Date.now();
-    if (waitMs > 0) {
-      throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, Reason.RESEND_COOLDOWN, 'A code was sent moments ago; wait before asking for another.', {
-        retryAfterSeconds: waitMs / 1000,
-      });
-    }
+  /**
+   * Claims one send to a registration (per registration, whatever the transaction),
+   * or refuses with RESEND_COOLDOWN: nobody can make the service mail or text a
+   * user more than once per cooldown.
+   */
+  async claimSend(db: TenantDb, registrationId: string): Promise<void> {
+    await this.trySend(db, registrationId, true);
+  }
+
+  /** claimSend that answers false instead of throwing when `refuseLoudly` is false. */
+  async trySend(db: TenantDb, registrationId: string, refuseLoudly: boolean): Promise<boolean> {
+    const wait = await this.otp.claimSend(db, registrationId, this.config.otpResendCooldownSeconds);
+    if (wait > 0 && refuseLoudly) throw this.cooldownError(wait);
+    return wait === 0;
+  }
+
+  private cooldownError(seconds: number): DomainError {
+    return new DomainError(ErrorCode.RESOURCE_EXHAUSTED, Reason.RESEND_COOLDOWN, 'A code was sent moments ago; wait before asking for another.', {
+      retryAfterSeconds: seconds,
+    });
   }
 
   invalidCode(attemptsLeft?: number): DomainError {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { TenantDb } from '../common/tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
 import { UserSort } from './dto/user.dto';
@@ -108,16 +109,23 @@ export class UserRepository {
     if (filter.filterEmail) qb.andWhere("u.email <> '' AND lower(u.email) = lower(:email)", { email: filter.filterEmail });
     if (filter.filterVerified !== undefined) qb.andWhere('u.email_verified = :verified', { verified: filter.filterVerified });
     const direction = desc ? 'DESC' : 'ASC';
-    const [items, total] = await Promise.all([
+    // Deferred join: the page's ids come from the sort index alone (an index-only
+    // scan, cheap even at a deep offset); only those rows are then read in full.
+    const [idRows, total] = await Promise.all([
       qb
         .clone()
+        .select('u.id', 'id')
         .orderBy(SORT_EXPRESSIONS[sort], direction)
         .addOrderBy('u.id', direction)
         .offset(p.offset)
         .limit(p.pageSize)
-        .getMany(),
+        .getRawMany<{ id: string }>(),
       qb.getCount(),
     ]);
+    const ids = idRows.map((r) => r.id);
+    const rows = ids.length ? await db.manager.getRepository(UserEntity).findBy({ id: In(ids) }) : [];
+    const byId = new Map(rows.map((u) => [u.id, u]));
+    const items = ids.map((id) => byId.get(id)).filter((u): u is UserEntity => u !== undefined);
     return { items, total };
   }
 
