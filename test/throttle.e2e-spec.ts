@@ -242,4 +242,29 @@ describe('throttling of password attempts', () => {
     );
     expect(rows).toEqual([{ key: `password:ip:${address}`, failures: 2 * ACCOUNT_FREE }]);
   });
+
+  it('throttles one-time-code attempts too (per account), with RetryInfo', async () => {
+    const { generate } = await import('otplib');
+    const carol = await newUser('carol');
+    const address = newAddress();
+    const token = await t.login(carol, PASSWORD, sector);
+    const sub = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sub as string;
+    const reg = await t.http().post(`/api/v1/users/${sub}/otp-registrations`).set('Authorization', `Bearer ${token}`).send({ type: 'totp' });
+    expect(reg.status).toBe(200);
+    const verified = await t
+      .http()
+      .post(`/api/v1/users/${sub}/otp-registrations/${reg.body.registrationID}/verify`)
+      .set('Authorization', `Bearer ${token}`)
+      .send({ code: await generate({ secret: reg.body.secret }) });
+    expect(verified.status).toBe(200);
+    const started = await login(t, address, carol, PASSWORD);
+    expect(started.body).toMatchObject({ status: 'MFA_REQUIRED', challengeType: 'OTP' });
+    const wrongCode = async () =>
+      t.http().post('/api/v1/login/otp').set('X-Forwarded-For', address).send({ transactionID: started.body.transactionID, password: '000000', sectorID: sector });
+    // The allowance and the failure that starts the first delay are answered as wrong codes…
+    for (let i = 0; i < ACCOUNT_FREE + 1; i++) expect((await wrongCode()).body.details[0].reason).toBe('INVALID_CODE');
+    // …then the account's code attempts are refused before any check.
+    const refused = await wrongCode();
+    expect(expectThrottled(refused)).toBeGreaterThan(0);
+  });
 });

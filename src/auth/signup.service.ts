@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { OtpRepository } from '../otp/otp.repository';
+import { ThrottleService } from '../throttle/throttle.service';
 import { OtpService } from '../otp/otp.service';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
@@ -28,6 +29,7 @@ export class SignupService {
     private readonly otp: OtpService,
     private readonly otpRegistrations: OtpRepository,
     private readonly transactions: AuthTransactionRepository,
+    private readonly throttle: ThrottleService,
   ) {}
 
   async signup(dto: SignupDto, clientIp: string): Promise<AuthResultResponse> {
@@ -52,16 +54,20 @@ export class SignupService {
     const { ctx, tx, user } = await this.enrollmentTransaction(dto.sectorID, dto.transactionId, dto.email);
     const registration = await this.otpRegistrations.findByDestination(ctx.db, user.id, 'email', user.email);
     if (!registration) throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No code was sent for this enrollment; begin it first.');
+    const attempt = { tenantId: ctx.route.tenant.id, sectorId: ctx.route.sectorId, login: user.username, clientIp };
+    await this.throttle.assertAllowed(attempt, 'code');
     try {
       await this.otp.verify(this.targetOf(ctx, user), registration.id, dto.code);
     } catch (err) {
       // A wrong code also uses up one of the transaction's attempts (CONVENTIONS §4: at most 5 wrong
       // tries before the transaction is dead), so a resent code does not bring new guesses.
       if (!(err instanceof DomainError) || err.reason !== Reason.INVALID_CODE) throw err;
+      await this.throttle.recordFailure(attempt, 'code');
       const left = await this.transactions.spendAttempt(ctx.db, tx.id);
       if (left < 0) throw DomainError.failedPrecondition(Reason.TRANSACTION_FAILED, 'The authentication transaction failed (too many wrong codes); start again.');
       throw this.otp.invalidCode(left);
     }
+    await this.throttle.recordSuccess(attempt, 'code');
     await this.users.update(ctx.db, user.id, { emailVerified: true });
     const result = await this.flows.recordFactor(ctx, user, tx, 'OTP', clientIp);
     if (!result.token) throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction needs a further step.');
