@@ -15,6 +15,7 @@ import {
   SignupMfaVerifyDto,
   SignupMfaVerifyResponse,
 } from './dto/auth.dto';
+import { OtpLoginService } from './otp-login.service';
 import { SignupService } from './signup.service';
 
 @ApiTags('Login')
@@ -24,6 +25,7 @@ export class AuthController {
   constructor(
     private readonly flows: AuthFlowService,
     private readonly signups: SignupService,
+    private readonly otpLogins: OtpLoginService,
   ) {}
 
   @Public()
@@ -41,7 +43,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Begin an OTP challenge: sends a code to the chosen (or primary) registration; TOTP sends nothing' })
   @ApiOkResponse({ type: OtpBeginResponse })
   otpBegin(@Body() body: OtpBeginDto, @ClientIp() ip: string): Promise<OtpBeginResponse> {
-    return this.flows.otpBegin(body, ip);
+    return this.otpLogins.otpBegin(body, ip);
   }
 
   @Public()
@@ -50,7 +52,7 @@ export class AuthController {
   @ApiOperation({ summary: 'OTP challenge: verifies the code (in password, or code) for the transaction' })
   @ApiOkResponse({ type: AuthResultResponse })
   otp(@Body() body: OtpLoginDto, @ClientIp() ip: string): Promise<AuthResultResponse> {
-    return this.flows.otpStep(body, ip);
+    return this.otpLogins.otpStep(body, ip);
   }
 
   @Public()

@@ -8,13 +8,14 @@ import { UserModule } from '../user/user.module';
 import { AuthFlowService } from './auth-flow.service';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { AuthController } from './auth.controller';
+import { OtpLoginService } from './otp-login.service';
 import { SignupService } from './signup.service';
 
 /** Sign-in flows: authentication transactions and their steps. */
 @Module({
   imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule],
   controllers: [AuthController],
-  providers: [AuthFlowService, AuthTransactionRepository, SignupService],
+  providers: [AuthFlowService, AuthTransactionRepository, SignupService, OtpLoginService],
   exports: [AuthFlowService, AuthTransactionRepository],
 })
 export class AuthModule {}
