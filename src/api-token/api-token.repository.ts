@@ -24,7 +24,7 @@ export class ApiTokenRepository {
 
   /** One indexed read by hash (runs on every request an API token makes). */
   async findByHash(db: TenantDb, tokenHash: string): Promise<ApiTokenAuthState | null> {
-    const rows: ApiTokenAuthState[] = await db.manager.query('SELECT id, sector_id AS "sectorId" FROM api_tokens WHERE token_hash = $1', [tokenHash]);
+    const rows = await db.read<ApiTokenAuthState>('SELECT id, sector_id AS "sectorId" FROM api_tokens WHERE token_hash = $1', [tokenHash]);
     return rows[0] ?? null;
   }
 

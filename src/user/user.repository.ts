@@ -40,10 +40,7 @@ export class UserRepository {
    * hydration (this runs on every authenticated request).
    */
   async findAuthState(db: TenantDb, id: string): Promise<UserAuthState | null> {
-    const rows: UserAuthState[] = await db.manager.query(
-      'SELECT id, sector_id AS "sectorId", username, is_admin AS "isAdmin" FROM users WHERE id = $1',
-      [id],
-    );
+    const rows = await db.read<UserAuthState>('SELECT id, sector_id AS "sectorId", username, is_admin AS "isAdmin" FROM users WHERE id = $1', [id]);
     return rows[0] ?? null;
   }
 

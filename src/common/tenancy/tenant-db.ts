@@ -19,6 +19,16 @@ export class TenantDb {
     readonly manager: EntityManager,
   ) {}
 
+  /**
+   * One read on the hot path (every authenticated request): straight on the pg
+   * pool, without an ORM query runner, unless a transaction is open on this handle.
+   */
+  async read<T>(sql: string, params: unknown[]): Promise<T[]> {
+    if (this.manager.queryRunner) return this.manager.query(sql, params);
+    const pool = (this.manager.connection.driver as unknown as { master: { query(sql: string, params: unknown[]): Promise<{ rows: T[] }> } }).master;
+    return (await pool.query(sql, params)).rows;
+  }
+
   /** Runs `work` in one database transaction of this tenant. */
   transaction<T>(work: (tx: TenantDb) => Promise<T>): Promise<T> {
     if (this.manager.queryRunner?.isTransactionActive) return work(this);
