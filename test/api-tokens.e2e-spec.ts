@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createSector, expectError, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
+import { fieldViolations, UNIX, UUID } from './support/contract';
+import { createSector, createUser, expectError, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/wait';
 
 /**
  * Sector API tokens (interface.md operation 10, ApiToken, operation 20;
@@ -10,27 +12,9 @@ import { startTestApp, TestApp } from './support/test-app';
  * who may manage tokens.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const API_TOKEN = /^iam_[A-Za-z0-9_-]{64}$/;
-const UNIX = /^[1-9]\d*$/;
-
-function fieldViolations(body: any): Array<{ field: string; description: string }> {
-  const bad = (body?.details ?? []).find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-  return bad?.fieldViolations ?? [];
-}
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A token that looks like ours (`iam_` + 32 random bytes + a tenant's 16 UUID bytes, base64url) but was never issued. */
 function forgedToken(tenantID: string): string {
@@ -51,12 +35,6 @@ describe('sector API tokens', () => {
   let s2AdminToken: string;
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
-
-  async function createUser(adminToken: string, sectorID: string, user: { email: string; password?: string; isAdmin?: boolean }): Promise<string> {
-    const res = await t.http().post(`/api/v1/sectors/${sectorID}/users`).set(auth(adminToken)).send(user);
-    if (res.status !== 200) throw new Error(`creating ${user.email} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.sub as string;
-  }
 
   async function mint(callerToken: string, sectorID: string, name = `token ${randomUUID().slice(0, 8)}`): Promise<{ token: string; apiToken: any }> {
     const res = await t.http().post(`/api/v1/sectors/${sectorID}/tokens`).set(auth(callerToken)).send({ name });
@@ -80,9 +58,9 @@ describe('sector API tokens', () => {
     b = await provisionTenant(t);
     s1 = await createSector(t, a.adminToken);
     s2 = await createSector(t, a.adminToken);
-    await createUser(a.adminToken, s1, { email: 's1-admin@a.test', password: 's1-admin-password', isAdmin: true });
-    s1UserSub = await createUser(a.adminToken, s1, { email: 's1-user@a.test', password: 's1-user-password' });
-    await createUser(a.adminToken, s2, { email: 's2-admin@a.test', password: 's2-admin-password', isAdmin: true });
+    await createUser(t, a.adminToken, s1, { email: 's1-admin@a.test', password: 's1-admin-password', isAdmin: true });
+    s1UserSub = await createUser(t, a.adminToken, s1, { email: 's1-user@a.test', password: 's1-user-password' });
+    await createUser(t, a.adminToken, s2, { email: 's2-admin@a.test', password: 's2-admin-password', isAdmin: true });
     s1AdminToken = await t.login('s1-admin@a.test', 's1-admin-password', s1);
     s1UserToken = await t.login('s1-user@a.test', 's1-user-password', s1);
     s2AdminToken = await t.login('s2-admin@a.test', 's2-admin-password', s2);

@@ -1,47 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { mkdtempSync } from 'node:fs';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { loadConfig } from '../src/config/app-config';
 import { withDatabase } from '../src/database/data-source-options';
 import { createApp } from '../src/main';
 import { SectorService } from '../src/sector/sector.service';
-import { expectError, provisionTenant, ProvisionedTenant, seedUser } from './support/factories';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, adminQuery, dropTestDatabases, serverUrl, startTestApp, TestApp } from './support/test-app';
-
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-
-type Res = { status: number; body: unknown; headers: Record<string, string>; text?: string };
-
-/**
- * Asserts the whole contract error body (CONVENTIONS §2): status, code, ErrorInfo
- * (reason, domain iam.service, metadata), RequestInfo (requestId = X-Request-Id)
- * and, for validation errors, exactly one BadRequest fieldViolation per named field.
- */
-function expectWireError(res: Res, status: number, code: number, reason: string, fields?: string[]) {
-  expectError(res, status, code, reason);
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toEqual(expect.any(String));
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId, servingData: expect.any(String) },
-  ];
-  if (fields) details.push({ '@type': BAD_REQUEST, fieldViolations: expect.any(Array) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  expect((res.body as { message: string }).message.length).toBeGreaterThan(0);
-  if (fields) {
-    const violations = (res.body as { details: Array<{ fieldViolations?: Array<{ field: string; description: string }> }> }).details[2]
-      .fieldViolations!;
-    expect(violations.map((v) => v.field).sort()).toEqual([...fields].sort());
-    for (const v of violations) expect(v.description).toEqual(expect.stringMatching(/\S/));
-  }
-  return res.body as { code: number; message: string; details: Array<Record<string, unknown>> };
-}
+import { expectWireError } from './support/contract';
+import { provisionTenant, ProvisionedTenant, seedUser } from './support/factories';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, adminQuery, dropTestDatabases, serverUrl, startTestApp, testConfig, TestApp } from './support/test-app';
 
 describe('errors: every failure is the contract error body', () => {
   let t: TestApp;
@@ -103,16 +69,16 @@ describe('errors: every failure is the contract error body', () => {
         .set('Authorization', `Bearer ${platform}`)
         .send({ slug: 'X', name: 'n', padding: 'p'.repeat(1024 * 1024 - 100) });
       // It reaches validation (the padding field is unknown and ignored; slug is bad).
-      expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['slug']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['slug'] });
     });
 
     it('a validation failure is 400 VALIDATION_FAILED with a BadRequest naming every bad field', async () => {
       const res = await t.http().post('/api/v1/tenants').set('Authorization', `Bearer ${platform}`).send({ slug: 'X', name: 'Some tenant' });
-      const body = expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['slug']);
+      const body = expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['slug'] });
       expect(body.message).toContain('slug');
 
       const both = await t.http().post('/api/v1/tenants').set('Authorization', `Bearer ${platform}`).send({ slug: 'X' });
-      expectWireError(both, 400, 3, 'VALIDATION_FAILED', ['name', 'slug']);
+      expectWireError(both, 400, 3, 'VALIDATION_FAILED', { fields: ['name', 'slug'] });
     });
 
     it('a field of the wrong JSON type is INVALID_ARGUMENT with a fieldViolation on it', async () => {
@@ -121,7 +87,7 @@ describe('errors: every failure is the contract error body', () => {
         .put(`/api/v1/sectors/${tenant.rootSectorID}/settings`)
         .set('Authorization', `Bearer ${tenant.adminToken}`)
         .send({ MFARequired: 'yes' });
-      expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['MFARequired']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['MFARequired'] });
       // Nothing was changed.
       const after = await t.http().get(`/api/v1/sectors/${tenant.rootSectorID}/settings`).set('Authorization', `Bearer ${tenant.adminToken}`);
       expect(after.status).toBe(200);
@@ -130,7 +96,7 @@ describe('errors: every failure is the contract error body', () => {
 
     it('a missing required field is INVALID_ARGUMENT', async () => {
       const res = await t.http().post('/api/v1/tenants').set('Authorization', `Bearer ${platform}`).send({ name: 'No slug' });
-      expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['slug']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['slug'] });
     });
   });
 
@@ -270,20 +236,7 @@ describe('errors: database outage', () => {
     const proxied = new URL(withDatabase(serverUrl(), databaseName));
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: proxied.toString(),
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'iam-e2e-')),
-      TENANCY_MODE: 'pooled',
-      PUBLIC_URL: 'http://iam.test',
-      MASTER_KEY: 'test-master-key-0123456789abcdef0123456789',
-      BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
-      BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      BCRYPT_COST: '4',
-      LOG_LEVEL: 'error',
-    });
+    const config = testConfig(proxied.toString());
     app = await createApp(config, proxied.toString());
     await app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

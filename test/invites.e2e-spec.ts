@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { fieldViolations, UNIX, UUID } from './support/contract';
 import { expectError, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
-import { ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
+import { FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/wait';
 
 /**
  * Invitations (CONVENTIONS §5 templates, §6 users create / invites accept): a user
@@ -12,28 +14,8 @@ import { startTestApp, TestApp } from './support/test-app';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
-const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
-const MAIL_FROM = 'no-reply@iam.test';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const UNIX = /^[1-9]\d*$/;
 const LINK = /https?:\/\/[^\s"'<>]*[?&]token=[A-Za-z0-9_%-]+/;
 const PASSWORD = 'accepted-password-1';
-
-/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function fieldViolations(body: any): Array<{ field: string; description: string }> {
-  const bad = (body?.details ?? []).find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-  return bad?.fieldViolations ?? [];
-}
 
 function uniqueEmail(label: string): string {
   return `${label}-${randomBytes(4).toString('hex')}@example.test`;

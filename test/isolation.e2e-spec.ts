@@ -1,7 +1,8 @@
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { KeyService } from '../src/keys/key.service';
-import { createSector, expectError, ProvisionedTenant, provisionTenant, seedUser } from './support/factories';
+import { expectWireError } from './support/contract';
+import { createSector, ProvisionedTenant, provisionTenant, seedUser } from './support/factories';
 import { adminQuery, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -41,18 +42,6 @@ function normalized(res: Res) {
       details: (res.body.details as Array<Record<string, unknown>>).map((d) => ('requestId' in d ? { ...d, requestId: '<id>' } : d)),
     },
   };
-}
-
-function expectErrorBody(res: Res, status: number, code: number, reason: string) {
-  expectError(res, status, code, reason);
-  expect(res.body).toEqual({
-    code,
-    message: expect.any(String),
-    details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: expect.any(String), metadata: expect.any(Object) },
-      { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-    ],
-  });
 }
 
 describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) => {
@@ -141,7 +130,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
     describe.each(callers)('%s', (_caller, token) => {
       it.each(targets)('GET settings of %s: 404 SECTOR_NOT_FOUND, same body as a random id', async (_target, sector) => {
         const res = await as(token()).getSettings(sector());
-        expectErrorBody(res, 404, 5, 'SECTOR_NOT_FOUND');
+        expectWireError(res, 404, 5, 'SECTOR_NOT_FOUND');
         const random = await as(token()).getSettings(randomUUID());
         expect(normalized(res)).toEqual(normalized(random));
         for (const secret of secretsOf(B)) expect(JSON.stringify(res.body)).not.toContain(secret);
@@ -149,7 +138,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
 
       it.each(targets)('PUT settings of %s: 404 SECTOR_NOT_FOUND, same body as a random id, nothing changed', async (_target, sector) => {
         const res = await as(token()).putSettings(sector(), { MFARequired: true, OTPEmailSubject: 'hijacked', AccessTokenDuration: '31536000' });
-        expectErrorBody(res, 404, 5, 'SECTOR_NOT_FOUND');
+        expectWireError(res, 404, 5, 'SECTOR_NOT_FOUND');
         const random = await as(token()).putSettings(randomUUID(), { MFARequired: true, OTPEmailSubject: 'hijacked', AccessTokenDuration: '31536000' });
         expect(normalized(res)).toEqual(normalized(random));
 
@@ -189,7 +178,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
     ];
     it.each(cases)('%s', async (_label, caller, inspected, owner) => {
       const res = await as(caller()).introspect(inspected());
-      expectErrorBody(res, 403, 7, 'TENANT_MISMATCH');
+      expectWireError(res, 403, 7, 'TENANT_MISMATCH');
       const text = JSON.stringify(res.body);
       for (const secret of secretsOf(owner())) expect(text).not.toContain(secret);
     });
@@ -212,7 +201,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
   describe("signing in with another tenant's sector", () => {
     it("B's user with B's password cannot sign in to A's sector where the same email exists: same body as a wrong password", async () => {
       const cross = await login(SHARED_EMAIL, B.shared.password, A.subSectorID);
-      expectErrorBody(cross, 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(cross, 401, 16, 'INVALID_CREDENTIALS');
       expect(cross.headers['www-authenticate']).toBe('Bearer');
       expect(cross.body).not.toHaveProperty('token');
       const wrong = await login(SHARED_EMAIL, 'definitely-wrong-password', A.subSectorID);
@@ -221,22 +210,22 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
 
     it("B's admin cannot sign in to A's default sector: same body as an unknown user", async () => {
       const cross = await login(B.tenant.adminEmail, B.tenant.adminPassword, A.tenant.rootSectorID);
-      expectErrorBody(cross, 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(cross, 401, 16, 'INVALID_CREDENTIALS');
       const unknown = await login('nobody@nowhere.test', 'whatever-password', A.tenant.rootSectorID);
       expect(normalized(cross)).toEqual(normalized(unknown));
     });
 
     it("B's sub-sector admin cannot sign in to A's sub-sector", async () => {
       const cross = await login(B.subAdmin.email, B.subAdmin.password, A.subSectorID);
-      expectErrorBody(cross, 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(cross, 401, 16, 'INVALID_CREDENTIALS');
     });
 
     it('one email in both tenants with different passwords: each password opens only its own tenant', async () => {
       const inA = await login(SHARED_EMAIL, A.shared.password, A.subSectorID);
       const inB = await login(SHARED_EMAIL, B.shared.password, B.subSectorID);
       expect([inA.status, inA.body.status, inB.status, inB.body.status]).toEqual([200, 'SUCCESS', 200, 'SUCCESS']);
-      expectErrorBody(await login(SHARED_EMAIL, A.shared.password, B.subSectorID), 401, 16, 'INVALID_CREDENTIALS');
-      expectErrorBody(await login(SHARED_EMAIL, B.shared.password, A.subSectorID), 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(await login(SHARED_EMAIL, A.shared.password, B.subSectorID), 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(await login(SHARED_EMAIL, B.shared.password, A.subSectorID), 401, 16, 'INVALID_CREDENTIALS');
 
       const aInfo = await as(A.tenant.adminToken).introspect(inA.body.token);
       const bInfo = await as(B.tenant.adminToken).introspect(inB.body.token);
@@ -259,7 +248,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
       ['PUT', "A's sub-sector", () => A.subSectorID],
     ] as Array<[string, string, () => string]>)('%s settings of %s: 404 SECTOR_NOT_FOUND', async (method, _label, sector) => {
       const res = method === 'GET' ? await as(platform).getSettings(sector()) : await as(platform).putSettings(sector(), { SelfSignUpAllowed: true });
-      expectErrorBody(res, 404, 5, 'SECTOR_NOT_FOUND');
+      expectWireError(res, 404, 5, 'SECTOR_NOT_FOUND');
       const own = await as(A.tenant.adminToken).getSettings(sector());
       expect(own.body.SelfSignUpAllowed).toBe(false);
     });
@@ -275,7 +264,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
 
     it("cannot introspect a tenant's tokens: 403 TENANT_MISMATCH", async () => {
       const res = await as(platform).introspect(A.tenant.adminToken);
-      expectErrorBody(res, 403, 7, 'TENANT_MISMATCH');
+      expectWireError(res, 403, 7, 'TENANT_MISMATCH');
       for (const secret of secretsOf(A)) expect(JSON.stringify(res.body)).not.toContain(secret);
     });
   });
@@ -297,16 +286,16 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
         sectorID: B.subSectorID,
         username: SHARED_EMAIL,
       });
-      expectErrorBody(await as(token).listSectors(), 401, 16, 'TOKEN_INVALID');
-      expectErrorBody(await as(token).getSettings(B.subSectorID), 401, 16, 'TOKEN_INVALID');
-      expectErrorBody(await as(B.tenant.adminToken).introspect(token), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(token).listSectors(), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(token).getSettings(B.subSectorID), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(B.tenant.adminToken).introspect(token), 401, 16, 'TOKEN_INVALID');
     });
 
     it("a token of tenant A naming B's user is TOKEN_INVALID", async () => {
       const token = await forge(A, { sub: B.subAdmin.id, tenantID: A.tenant.tenantID, sectorID: B.subSectorID, username: B.subAdmin.email });
-      expectErrorBody(await as(token).getSettings(B.subSectorID), 401, 16, 'TOKEN_INVALID');
-      expectErrorBody(await as(token).getSettings(A.subSectorID), 401, 16, 'TOKEN_INVALID');
-      expectErrorBody(await as(A.tenant.adminToken).introspect(token), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(token).getSettings(B.subSectorID), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(token).getSettings(A.subSectorID), 401, 16, 'TOKEN_INVALID');
+      expectWireError(await as(A.tenant.adminToken).introspect(token), 401, 16, 'TOKEN_INVALID');
     });
 
     it('a correctly forged token is accepted (control: the forging itself is sound)', async () => {

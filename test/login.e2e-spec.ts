@@ -5,23 +5,13 @@
  * pending while MFA enrollment is required). No timing assertions.
  */
 import { randomUUID } from 'node:crypto';
+import { claimsOf, ErrorBody, fieldViolations, REQUEST_INFO } from './support/contract';
 import { createSector, expectError, provisionTenant, ProvisionedTenant, seedUser, tenantSql } from './support/factories';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 
-type ErrorBody = { code: number; message: string; details: Array<Record<string, unknown>> };
-
-function claimsOf(token: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
-}
-
 /** The error body without its per-request parts, for comparing two refusals. */
 function withoutRequestInfo(body: ErrorBody) {
-  return { ...body, details: body.details.filter((d) => d['@type'] !== 'type.googleapis.com/google.rpc.RequestInfo') };
-}
-
-function fieldViolations(body: ErrorBody): Array<{ field: string; description: string }> {
-  const bad = body.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-  return (bad?.fieldViolations as Array<{ field: string; description: string }> | undefined) ?? [];
+  return { ...body, details: body.details.filter((d) => d['@type'] !== REQUEST_INFO) };
 }
 
 describe('POST /api/v1/login/password', () => {

@@ -1,7 +1,6 @@
 import { simpleParser } from 'mailparser';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server } from 'node:http';
 import { join } from 'node:path';
 import { TENANT_SCHEMA_VERSION } from '../migrations/tenant';
 import { TenantConnections } from '../src/common/tenancy/tenant-connections';
@@ -9,29 +8,14 @@ import { TenantDb } from '../src/common/tenancy/tenant-db';
 import { TenantDirectory } from '../src/common/tenancy/tenant-directory';
 import { MailMessage, MailService } from '../src/mail/mail.service';
 import { provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
-import { startSmtpServer, TestSmtpServer } from './support/smtp';
+import { SmsGateway } from './support/sms-gateway';
+import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
+import { eventually as waitUntil, sleep } from './support/wait';
 
-const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
-const MAIL_FROM = 'no-reply@iam.test';
-
-/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The shared poll, with a probe that throws (a row not there yet) counting as "not yet". */
+const eventually = <T>(probe: () => Promise<T | undefined | false>, timeoutMs?: number, what?: string) =>
+  waitUntil(probe, timeoutMs, what, { retryOnError: true });
 
 async function tenantDb(t: TestApp, tenantID: string): Promise<TenantDb> {
   const tenant = await t.app.get(TenantDirectory).requireTenant(tenantID);
@@ -71,51 +55,9 @@ function uniqueSubject(prefix: string): string {
   return `${prefix} ${randomUUID().slice(0, 8)}`;
 }
 
-/** A stand-in SMS gateway: records the JSON it is posted, and answers 500 while `failures` lasts. */
-class FakeSmsGateway {
-  readonly requests: Array<{ contentType: string; body: unknown }> = [];
-  failures = 0;
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<FakeSmsGateway> {
-    let gateway: FakeSmsGateway | undefined;
-    const server = createServer((req: IncomingMessage, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          /* kept as text */
-        }
-        gateway!.requests.push({ contentType: String(req.headers['content-type']), body });
-        if (gateway!.failures > 0) {
-          gateway!.failures--;
-          res.writeHead(500).end('gateway down');
-        } else {
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-        }
-      });
-    });
-    gateway = new FakeSmsGateway(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return gateway;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}/sms`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', () => {
   let smtp: TestSmtpServer;
-  let gateway: FakeSmsGateway;
+  let gateway: SmsGateway;
   let t: TestApp;
   let a: ProvisionedTenant;
   let b: ProvisionedTenant;
@@ -123,7 +65,7 @@ describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', ()
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    gateway = await FakeSmsGateway.start();
+    gateway = await SmsGateway.start();
     t = await startTestApp({ env: env() });
     a = await provisionTenant(t);
     b = await provisionTenant(t);

@@ -1,3 +1,4 @@
+import { SECTOR_SETTINGS_FIELDS } from './support/contract';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Schema = { type?: string; format?: string; items?: Schema; properties?: Record<string, Schema>; $ref?: string; allOf?: Schema[] };
@@ -8,36 +9,11 @@ type Doc = {
   components: { schemas: Record<string, Schema>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
 };
 
-/** The SectorSettings fields exactly as interface.md spells them (response: with sectorID). */
-const SETTINGS_FIELDS = [
-  'MFARequired',
-  'SelfSignUpAllowed',
-  'AllowUserCreationForNonAdmins',
-  'AllowUserReadForNonAdmins',
-  'OTPEmailSubject',
-  'OTPEmailBodyTemplate',
-  'OTPEmailBodyHTMLTemplate',
-  'OTPSMSTemplate',
-  'InviteEmailSubject',
-  'InviteEmailBodyTemplate',
-  'InviteEmailBodyHTMLTemplate',
-  'InviteExpirationHours',
-  'AccessTokenDuration',
-  'PasswordResetEmailSubject',
-  'PasswordResetEmailBodyTemplate',
-  'PasswordResetEmailBodyHTMLTemplate',
-  'PasswordResetTimeoutMinutes',
-  'WebAuthnRPID',
-  'WebAuthnRPDisplayName',
-  'WebAuthnRPOrigins',
-  'MagicLinkURL',
-  'WebAuthnDebug',
-];
 const INT64_FIELDS = ['InviteExpirationHours', 'AccessTokenDuration', 'PasswordResetTimeoutMinutes'];
 const BOOLEAN_FIELDS = ['MFARequired', 'SelfSignUpAllowed', 'AllowUserCreationForNonAdmins', 'AllowUserReadForNonAdmins', 'WebAuthnDebug'];
 const SECTOR_FIELDS = ['sectorID', 'name', 'domain', 'isDefault', 'allowedOrigins', 'slug'];
 
-const sorted = (xs: string[]) => [...xs].sort();
+const sorted = (xs: readonly string[]) => [...xs].sort();
 
 describe('OpenAPI document and UI', () => {
   let t: TestApp;
@@ -104,7 +80,7 @@ describe('OpenAPI document and UI', () => {
     const schema = doc.components.schemas.SectorSettingsResponse;
     expect(schema).toBeDefined();
     const props = schema.properties!;
-    expect(sorted(Object.keys(props))).toEqual(sorted(['sectorID', ...SETTINGS_FIELDS]));
+    expect(sorted(Object.keys(props))).toEqual(sorted(['sectorID', ...SECTOR_SETTINGS_FIELDS]));
     expect(Object.keys(props)).toHaveLength(23);
     for (const f of INT64_FIELDS) expect({ f, type: props[f].type, format: props[f].format }).toEqual({ f, type: 'string', format: 'int64' });
     for (const f of BOOLEAN_FIELDS) expect({ f, type: props[f].type }).toEqual({ f, type: 'boolean' });
@@ -118,7 +94,7 @@ describe('OpenAPI document and UI', () => {
     };
     const ref = put.requestBody.content['application/json'].schema.$ref!;
     const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
-    expect(sorted(Object.keys(schema.properties!))).toEqual(sorted(SETTINGS_FIELDS));
+    expect(sorted(Object.keys(schema.properties!))).toEqual(sorted(SECTOR_SETTINGS_FIELDS));
   });
 
   it('SectorResponse (Sector) has exactly the interface.md fields', () => {

@@ -8,114 +8,24 @@
  * sector. Real HTTP, PostgreSQL, SMTP and an HTTP SMS gateway; no timing assertions.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createSector, expectError, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
-import { ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
-import { startTestApp, TestApp } from './support/test-app';
+import { claimsOf, expectWireError as expectContractError, JWT, TRANSACTION_ID, UUID, WireErrorOptions } from './support/contract';
+import { createSector, createUser as createUserViaApi, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { SmsGateway } from './support/sms-gateway';
+import { codeIn, DEFAULT_MAIL_CODE, FAST_WORKER, ReceivedMail, startSmtpServer, TestSmtpServer, wrong } from './support/smtp';
+import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { eventually, sleep } from './support/wait';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
-/** At least 128 random bits, base64url (the service uses 256 plus the tenant id). */
-const TRANSACTION_ID = /^[\w-]{22,}$/;
-
-const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
-/** Keeps the attempt throttle (per account and per address) out of the way of the many-wrong-codes tests. */
-const NO_THROTTLE = { THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1000', THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000000' };
 const PASSWORD = 'correct horse battery staple';
 
 jest.setTimeout(60_000);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The whole contract error body (CONVENTIONS §2); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
+const expectWireError = (res: Res, status: number, code: number, reason: string, opts: WireErrorOptions = {}) =>
+  expectContractError(res, status, code, reason, { ...opts, metadata: opts.metadata ?? {} });
 
-/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
-/** The whole contract error body (CONVENTIONS §2), with optional metadata, field violations and RetryInfo. */
-function expectWireError(res: Res, status: number, code: number, reason: string, opts: { metadata?: Record<string, string>; fields?: string[]; retry?: boolean } = {}) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: opts.metadata ?? {} },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (opts.fields) details.push({ '@type': BAD_REQUEST, fieldViolations: opts.fields.map((field) => ({ field, description: expect.stringMatching(/\S/) })) });
-  if (opts.retry) details.push({ '@type': RETRY_INFO, retryDelay: expect.stringMatching(/^[1-9]\d*s$/) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
-  if (opts.retry) {
-    const delay = (res.body.details as Array<Record<string, string>>).find((d) => d['@type'] === RETRY_INFO)!.retryDelay;
-    expect(res.headers['retry-after']).toBe(delay.replace(/s$/, ''));
-  }
-}
-
-function claimsOf(token: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
-}
-
-/** A different 6-digit code. */
-function wrong(code: string): string {
-  return String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-}
-
-function codeIn(text: string, pattern: RegExp): string {
-  const m = pattern.exec(text);
-  if (!m) throw new Error(`no code in ${JSON.stringify(text)}`);
-  return m[1];
-}
-const DEFAULT_MAIL_CODE = /verification code is (\d{6})\./;
 const DEFAULT_SMS_CODE = /^(\d{6}) is your /;
-
-/** A tiny SMS gateway: collects the JSON {to, body} posted to /sms. */
-class SmsGateway {
-  readonly received: Array<{ to: string; body: string }> = [];
-  readonly contentTypes: string[] = [];
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<SmsGateway> {
-    let gateway: SmsGateway | undefined;
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.method !== 'POST' || req.url !== '/sms') {
-          res.writeHead(404).end();
-          return;
-        }
-        try {
-          gateway!.received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { to: string; body: string });
-          gateway!.contentTypes.push(String(req.headers['content-type']));
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-        } catch {
-          res.writeHead(400).end();
-        }
-      });
-    });
-    gateway = new SmsGateway(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return gateway;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}/sms`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** Unique addresses per run (the SMTP server is shared by this file's two apps). */
 const tag = randomBytes(3).toString('hex');
@@ -162,9 +72,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
   const bearer = <T extends { set: (k: string, v: string) => T }>(req: T, token?: string) => (token ? req.set('Authorization', `Bearer ${token}`) : req);
 
   async function createUser(app: TestApp, adminToken: string, sectorID: string, address: string): Promise<{ sub: string; email: string }> {
-    const res = await app.http().post(`/api/v1/sectors/${sectorID}/users`).set('Authorization', `Bearer ${adminToken}`).send({ email: address, password: PASSWORD });
-    if (res.status !== 200) throw new Error(`creating ${address} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return { sub: res.body.sub as string, email: address };
+    return { sub: await createUserViaApi(app, adminToken, sectorID, { email: address, password: PASSWORD }), email: address };
   }
 
   const regs = (sub: string) => `/api/v1/users/${sub}/otp-registrations`;
@@ -346,7 +254,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       const message = await nextSms(alicePhone);
       expect(message.to).toBe(alicePhone);
       expect(message.body).toMatch(/^\d{6} is your Sector s-[0-9a-f]+ verification code\. It expires in 10 minutes\.$/);
-      expect(sms.contentTypes.at(-1)).toMatch(/^application\/json/);
+      expect(sms.requests.at(-1)?.contentType).toMatch(/^application\/json/);
       const code = codeIn(message.body, DEFAULT_SMS_CODE);
 
       expect((await listRegs(alice.sub, aliceToken)).body.registrations[1]).toEqual({

@@ -1,4 +1,4 @@
-import { expectError, provisionTenant, ProvisionedTenant } from './support/factories';
+import { createUser, expectError, provisionTenant, ProvisionedTenant } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('POST /api/v1/users/{sub}/password', () => {
@@ -11,13 +11,7 @@ describe('POST /api/v1/users/{sub}/password', () => {
   beforeAll(async () => {
     t = await startTestApp();
     tenant = await provisionTenant(t);
-    const res = await t
-      .http()
-      .post(`/api/v1/sectors/${tenant.rootSectorID}/users`)
-      .set('Authorization', `Bearer ${tenant.adminToken}`)
-      .send({ email, password: 'first-password' });
-    expect(res.status).toBe(200);
-    userId = res.body.sub;
+    userId = await createUser(t, tenant.adminToken, tenant.rootSectorID, { email, password: 'first-password' });
     userToken = await t.login(email, 'first-password', tenant.rootSectorID);
   });
   afterAll(() => t.close());

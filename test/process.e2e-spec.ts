@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/global-setup';
+import { sleep } from './support/wait';
 
 jest.setTimeout(180_000);
 
@@ -38,7 +39,6 @@ const SCRUBBED = [
   'SMS_WEBHOOK_URL',
 ];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Resolves with undefined after `ms`, without keeping the test process alive. */
 const deadline = (ms: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref());
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createSector, expectError, ProvisionedTenant, provisionTenant, seedUser, tenantSql, uniqueSlug } from './support/factories';
+import { expectWireError, SECTOR_SETTINGS_FIELDS } from './support/contract';
+import { createSector, ProvisionedTenant, provisionTenant, seedUser, tenantSql, uniqueSlug } from './support/factories';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -53,44 +54,8 @@ const UNAUTHENTICATED: Record<'deleted T admin' | 'no credential' | 'malformed c
   'malformed credential': TOKEN_INVALID,
 };
 
-const SETTINGS_FIELDS = [
-  'sectorID',
-  'MFARequired',
-  'SelfSignUpAllowed',
-  'AllowUserCreationForNonAdmins',
-  'AllowUserReadForNonAdmins',
-  'OTPEmailSubject',
-  'OTPEmailBodyTemplate',
-  'OTPEmailBodyHTMLTemplate',
-  'OTPSMSTemplate',
-  'InviteEmailSubject',
-  'InviteEmailBodyTemplate',
-  'InviteEmailBodyHTMLTemplate',
-  'InviteExpirationHours',
-  'AccessTokenDuration',
-  'PasswordResetEmailSubject',
-  'PasswordResetEmailBodyTemplate',
-  'PasswordResetEmailBodyHTMLTemplate',
-  'PasswordResetTimeoutMinutes',
-  'WebAuthnRPID',
-  'WebAuthnRPDisplayName',
-  'WebAuthnRPOrigins',
-  'MagicLinkURL',
-  'WebAuthnDebug',
-].sort();
-
-function expectErrorBody(res: Res, status: number, code: number, reason: string) {
-  expectError(res, status, code, reason);
-  expect(res.body).toEqual({
-    code,
-    message: expect.any(String),
-    details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: expect.any(String), metadata: expect.any(Object) },
-      { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-    ],
-  });
-  if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
-}
+/** The SectorSettings response: the settings fields and sectorID, sorted. */
+const SETTINGS_FIELDS = ['sectorID', ...SECTOR_SETTINGS_FIELDS].sort();
 
 describe('role matrix', () => {
   let t: TestApp;
@@ -397,7 +362,7 @@ describe('role matrix', () => {
       expect({ status: res.status, body: res.status === 200 ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
       await op.ok(res, principal);
     } else {
-      expectErrorBody(res, expected.status, expected.code, expected.reason);
+      expectWireError(res, expected.status, expected.code, expected.reason);
       if (op.unchanged) await op.unchanged(principal);
     }
   });
@@ -419,7 +384,7 @@ describe('role matrix', () => {
 
     it("the deleted admin's token is TOKEN_INVALID to introspection too", async () => {
       const res = await send("T's default-sector admin", (a) => a.post('/api/v1/introspect')).send({ token: tokens.get('deleted T admin') });
-      expectErrorBody(res, 401, 16, 'TOKEN_INVALID');
+      expectWireError(res, 401, 16, 'TOKEN_INVALID');
     });
   });
 
@@ -450,7 +415,7 @@ describe('role matrix', () => {
 
     it('POST /api/v1/login/password with a wrong password is 401 INVALID_CREDENTIALS, not CREDENTIAL_MISSING', async () => {
       const res = await t.http().post('/api/v1/login/password').send({ username: ADMIN_EMAIL, password: 'wrong-password' });
-      expectErrorBody(res, 401, 16, 'INVALID_CREDENTIALS');
+      expectWireError(res, 401, 16, 'INVALID_CREDENTIALS');
     });
   });
 
@@ -461,12 +426,12 @@ describe('role matrix', () => {
       ['an empty Bearer', () => 'Bearer '],
     ])('%s → 401 CREDENTIAL_MISSING', async (_label, header) => {
       const res = await t.http().get('/api/v1/sectors').set('Authorization', header(T.adminToken));
-      expectErrorBody(res, 401, 16, 'CREDENTIAL_MISSING');
+      expectWireError(res, 401, 16, 'CREDENTIAL_MISSING');
     });
 
     it('a token in the query string is not a credential', async () => {
       const res = await t.http().get(`/api/v1/sectors?access_token=${T.adminToken}`);
-      expectErrorBody(res, 401, 16, 'CREDENTIAL_MISSING');
+      expectWireError(res, 401, 16, 'CREDENTIAL_MISSING');
     });
 
     it('a tampered token is TOKEN_INVALID', async () => {
@@ -474,7 +439,7 @@ describe('role matrix', () => {
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
       const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, sectorID: randomUUID() })).toString('base64url')}.${s}`;
       const res = await t.http().get('/api/v1/sectors').set('Authorization', `Bearer ${forged}`);
-      expectErrorBody(res, 401, 16, 'TOKEN_INVALID');
+      expectWireError(res, 401, 16, 'TOKEN_INVALID');
     });
   });
 });

@@ -1,31 +1,9 @@
-import { expectError, provisionTenant, ProvisionedTenant, seedUser, uniqueSlug } from './support/factories';
+import { expectWireError, UUID } from './support/contract';
+import { provisionTenant, ProvisionedTenant, seedUser, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-type Res = { status: number; body: unknown; headers: Record<string, string> };
 type Sector = { sectorID: string; name: string; domain: string; isDefault: boolean; allowedOrigins: string[]; slug: string };
 type SectorList = { sectors: Sector[]; totalCount: number; totalPages: number; currentPage: number };
-
-/** The whole contract error body; with `fields`, exactly one BadRequest fieldViolation per named field. */
-function expectWireError(res: Res, status: number, code: number, reason: string, fields?: string[]) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (fields) details.push({ '@type': BAD_REQUEST, fieldViolations: expect.any(Array) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (fields) {
-    const violations = (res.body as { details: Array<{ fieldViolations?: Array<{ field: string; description: string }> }> }).details[2]
-      .fieldViolations!;
-    expect(violations.map((v) => v.field).sort()).toEqual([...fields].sort());
-    for (const v of violations) expect(v.description).toEqual(expect.stringMatching(/\S/));
-  }
-}
 
 describe('sectors (list, create)', () => {
   let t: TestApp;
@@ -138,7 +116,7 @@ describe('sectors (list, create)', () => {
     it('a bad slug is 400 with a fieldViolation on slug', async () => {
       for (const slug of ['A', 'a', '-ab', 'ab-', 'a'.repeat(64), 'Ab-cd', 'ab_cd', 'ab cd', '', 12]) {
         const res = await create(a.adminToken, { name: 'Bad slug', slug });
-        expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['slug']);
+        expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['slug'] });
       }
       // 2 and 63 characters are the bounds.
       expect((await create(a.adminToken, { name: 'Two', slug: uniqueSlug('x').slice(-2) })).status).toBe(200);
@@ -148,25 +126,25 @@ describe('sectors (list, create)', () => {
     });
 
     it('a missing name or slug is 400 naming them', async () => {
-      expectWireError(await create(a.adminToken, {}), 400, 3, 'VALIDATION_FAILED', ['name', 'slug']);
-      expectWireError(await create(a.adminToken, { slug: uniqueSlug() }), 400, 3, 'VALIDATION_FAILED', ['name']);
+      expectWireError(await create(a.adminToken, {}), 400, 3, 'VALIDATION_FAILED', { fields: ['name', 'slug'] });
+      expectWireError(await create(a.adminToken, { slug: uniqueSlug() }), 400, 3, 'VALIDATION_FAILED', { fields: ['name'] });
     });
 
     it('a bad domain or bad allowedOrigins is 400 naming the field', async () => {
       for (const domain of ['Not A Domain', 'https://x.com', 'x.com/path', 'UPPER.example.com', 42]) {
-        expectWireError(await create(a.adminToken, { name: 'Bad domain', slug: uniqueSlug(), domain }), 400, 3, 'VALIDATION_FAILED', ['domain']);
+        expectWireError(await create(a.adminToken, { name: 'Bad domain', slug: uniqueSlug(), domain }), 400, 3, 'VALIDATION_FAILED', { fields: ['domain'] });
       }
       for (const allowedOrigins of [['https://x.com/path'], ['x.com'], ['ftp://x.com'], 'https://x.com', [42]]) {
-        expectWireError(await create(a.adminToken, { name: 'Bad origins', slug: uniqueSlug(), allowedOrigins }), 400, 3, 'VALIDATION_FAILED', [
-          'allowedOrigins',
-        ]);
+        expectWireError(await create(a.adminToken, { name: 'Bad origins', slug: uniqueSlug(), allowedOrigins }), 400, 3, 'VALIDATION_FAILED', {
+          fields: ['allowedOrigins'],
+        });
       }
       expectWireError(
         await create(a.adminToken, { name: 'Both bad', slug: 'B', domain: 'no way', allowedOrigins: ['/x'] }),
         400,
         3,
         'VALIDATION_FAILED',
-        ['slug', 'domain', 'allowedOrigins'],
+        { fields: ['slug', 'domain', 'allowedOrigins'] },
       );
     });
   });
@@ -226,8 +204,8 @@ describe('sectors (list, create)', () => {
     });
 
     it('a non-integer pageSize or page is 400 naming it', async () => {
-      expectWireError(await list(c.adminToken, { pageSize: 'ten' }), 400, 3, 'VALIDATION_FAILED', ['pageSize']);
-      expectWireError(await list(c.adminToken, { page: '1.5' }), 400, 3, 'VALIDATION_FAILED', ['page']);
+      expectWireError(await list(c.adminToken, { pageSize: 'ten' }), 400, 3, 'VALIDATION_FAILED', { fields: ['pageSize'] });
+      expectWireError(await list(c.adminToken, { page: '1.5' }), 400, 3, 'VALIDATION_FAILED', { fields: ['page'] });
     });
 
     it('pageSize above 100 means 100', async () => {

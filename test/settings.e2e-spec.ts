@@ -1,29 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createSector, expectError, provisionTenant, ProvisionedTenant, seedUser, tenantSql } from './support/factories';
+import { claimsOf, expectWireError } from './support/contract';
+import { createSector, provisionTenant, ProvisionedTenant, seedUser, tenantSql } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
-
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-
-type Res = { status: number; body: unknown; headers: Record<string, string> };
-
-/** The whole contract error body; with `fields`, exactly one BadRequest fieldViolation per named field. */
-function expectWireError(res: Res, status: number, code: number, reason: string, fields?: string[]) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (fields) details.push({ '@type': BAD_REQUEST, fieldViolations: expect.any(Array) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (fields) {
-    const violations = (res.body as { details: Array<{ fieldViolations?: Array<{ field: string; description: string }> }> }).details[2]
-      .fieldViolations!;
-    expect(violations.map((v) => v.field).sort()).toEqual([...fields].sort());
-    for (const v of violations) expect(v.description).toEqual(expect.stringMatching(/\S/));
-  }
-}
 
 /** Every SectorSettings field with its default (interface.md; CONVENTIONS §1: every field present). */
 function defaults(sectorID: string) {
@@ -54,9 +32,7 @@ function defaults(sectorID: string) {
   };
 }
 
-function jwtPayload(token: string): { iat: number; exp: number; sectorID: string } {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
-}
+const jwtPayload = (token: string) => claimsOf(token) as { iat: number; exp: number; sectorID: string };
 
 describe('sector settings (operations 1 and 2)', () => {
   let t: TestApp;
@@ -150,7 +126,7 @@ describe('sector settings (operations 1 and 2)', () => {
       await put(sectorID, a.adminToken, { AccessTokenDuration: '900' });
       for (const value of [31536001, '31536001', -1, '-1', 'abc', 1.5, '', true, [60], { s: 60 }]) {
         const res = await put(sectorID, a.adminToken, { AccessTokenDuration: value, WebAuthnDebug: true });
-        expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['AccessTokenDuration']);
+        expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['AccessTokenDuration'] });
       }
       const read = await get(sectorID, a.adminToken);
       expect({ a: read.body.AccessTokenDuration, d: read.body.WebAuthnDebug }).toEqual({ a: '900', d: false });
@@ -170,20 +146,20 @@ describe('sector settings (operations 1 and 2)', () => {
     });
 
     it('other int64 settings are range-checked too', async () => {
-      expectWireError(await put(sectorID, a.adminToken, { InviteExpirationHours: -5 }), 400, 3, 'VALIDATION_FAILED', ['InviteExpirationHours']);
-      expectWireError(await put(sectorID, a.adminToken, { PasswordResetTimeoutMinutes: 'soon' }), 400, 3, 'VALIDATION_FAILED', [
-        'PasswordResetTimeoutMinutes',
-      ]);
+      expectWireError(await put(sectorID, a.adminToken, { InviteExpirationHours: -5 }), 400, 3, 'VALIDATION_FAILED', { fields: ['InviteExpirationHours'] });
+      expectWireError(await put(sectorID, a.adminToken, { PasswordResetTimeoutMinutes: 'soon' }), 400, 3, 'VALIDATION_FAILED', {
+        fields: ['PasswordResetTimeoutMinutes'],
+      });
     });
 
     it('WebAuthnRPOrigins must be origins (no path); valid ones round-trip', async () => {
-      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://x.com/path'] }), 400, 3, 'VALIDATION_FAILED', [
-        'WebAuthnRPOrigins',
-      ]);
-      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://ok.example.com', 'not a url'] }), 400, 3, 'VALIDATION_FAILED', [
-        'WebAuthnRPOrigins',
-      ]);
-      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: 'https://x.com' }), 400, 3, 'VALIDATION_FAILED', ['WebAuthnRPOrigins']);
+      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://x.com/path'] }), 400, 3, 'VALIDATION_FAILED', {
+        fields: ['WebAuthnRPOrigins'],
+      });
+      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://ok.example.com', 'not a url'] }), 400, 3, 'VALIDATION_FAILED', {
+        fields: ['WebAuthnRPOrigins'],
+      });
+      expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: 'https://x.com' }), 400, 3, 'VALIDATION_FAILED', { fields: ['WebAuthnRPOrigins'] });
       const ok = await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://app.example.com', 'http://localhost:3000'] });
       expect({ status: ok.status, origins: ok.body.WebAuthnRPOrigins }).toEqual({
         status: 200,
@@ -194,13 +170,13 @@ describe('sector settings (operations 1 and 2)', () => {
     });
 
     it('an invalid Handlebars template is 400 naming the field; a template with or without placeholders is fine', async () => {
-      expectWireError(await put(sectorID, a.adminToken, { OTPEmailBodyTemplate: '{{#if}}' }), 400, 3, 'VALIDATION_FAILED', ['OTPEmailBodyTemplate']);
+      expectWireError(await put(sectorID, a.adminToken, { OTPEmailBodyTemplate: '{{#if}}' }), 400, 3, 'VALIDATION_FAILED', { fields: ['OTPEmailBodyTemplate'] });
       expectWireError(
         await put(sectorID, a.adminToken, { InviteEmailBodyHTMLTemplate: '<p>{{#each}}</p>', OTPSMSTemplate: 'code {{code' }),
         400,
         3,
         'VALIDATION_FAILED',
-        ['InviteEmailBodyHTMLTemplate', 'OTPSMSTemplate'],
+        { fields: ['InviteEmailBodyHTMLTemplate', 'OTPSMSTemplate'] },
       );
       const plain = await put(sectorID, a.adminToken, { OTPEmailBodyTemplate: 'Hello, there is no placeholder here.' });
       expect({ status: plain.status, v: plain.body.OTPEmailBodyTemplate }).toEqual({ status: 200, v: 'Hello, there is no placeholder here.' });
@@ -215,7 +191,7 @@ describe('sector settings (operations 1 and 2)', () => {
 
     it('MagicLinkURL must be an http(s) URL or empty', async () => {
       for (const bad of ['ftp://files.example.com', 'javascript:alert(1)', 'not a url', '/relative/path']) {
-        expectWireError(await put(sectorID, a.adminToken, { MagicLinkURL: bad }), 400, 3, 'VALIDATION_FAILED', ['MagicLinkURL']);
+        expectWireError(await put(sectorID, a.adminToken, { MagicLinkURL: bad }), 400, 3, 'VALIDATION_FAILED', { fields: ['MagicLinkURL'] });
       }
       for (const good of ['https://app.example.com/magic', 'http://localhost:8080', '']) {
         const res = await put(sectorID, a.adminToken, { MagicLinkURL: good });
@@ -231,7 +207,7 @@ describe('sector settings (operations 1 and 2)', () => {
 
     it('several bad fields are all named in one answer', async () => {
       const res = await put(sectorID, a.adminToken, { MFARequired: 'yes', AccessTokenDuration: -1, MagicLinkURL: 'ftp://x', WebAuthnRPID: 'Not A Host' });
-      expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['MFARequired', 'AccessTokenDuration', 'MagicLinkURL', 'WebAuthnRPID']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['MFARequired', 'AccessTokenDuration', 'MagicLinkURL', 'WebAuthnRPID'] });
     });
   });
 
@@ -337,8 +313,8 @@ describe('sector settings (operations 1 and 2)', () => {
     it('an unknown sector id is 404 SECTOR_NOT_FOUND; a malformed one is 400 INVALID_ARGUMENT', async () => {
       expectWireError(await get(randomUUID(), a.adminToken), 404, 5, 'SECTOR_NOT_FOUND');
       expectWireError(await put(randomUUID(), a.adminToken, { MFARequired: true }), 404, 5, 'SECTOR_NOT_FOUND');
-      expectWireError(await get('not-a-uuid', a.adminToken), 400, 3, 'VALIDATION_FAILED', ['sectorID']);
-      expectWireError(await put('12345', a.adminToken, { MFARequired: true }), 400, 3, 'VALIDATION_FAILED', ['sectorID']);
+      expectWireError(await get('not-a-uuid', a.adminToken), 400, 3, 'VALIDATION_FAILED', { fields: ['sectorID'] });
+      expectWireError(await put('12345', a.adminToken, { MFARequired: true }), 400, 3, 'VALIDATION_FAILED', { fields: ['sectorID'] });
     });
 
     it('without a bearer it is 401', async () => {

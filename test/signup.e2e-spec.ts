@@ -7,56 +7,20 @@
  * assertions.
  */
 import { randomBytes } from 'node:crypto';
-import { createSector, expectError, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
-import { ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
-import { startTestApp, TestApp } from './support/test-app';
+import { claimsOf, expectWireError as expectContractError, JWT, TRANSACTION_ID, UUID, WireErrorOptions } from './support/contract';
+import { createSector, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { codeIn, FAST_WORKER, ReceivedMail, startSmtpServer, TestSmtpServer, wrong } from './support/smtp';
+import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
 jest.setTimeout(60_000);
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
-const TRANSACTION_ID = /^[\w-]{22,}$/;
-const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
-const NO_THROTTLE = { THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1000', THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000000' };
 const PASSWORD = 'a perfectly fine passphrase';
-const DEFAULT_MAIL_CODE = /verification code is (\d{6})\./;
 
-/** The whole contract error body (CONVENTIONS §2). */
-function expectWireError(res: Res, status: number, code: number, reason: string, opts: { metadata?: Record<string, string>; fields?: string[]; retry?: boolean } = {}) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: opts.metadata ?? {} },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (opts.fields) details.push({ '@type': BAD_REQUEST, fieldViolations: opts.fields.map((field) => ({ field, description: expect.stringMatching(/\S/) })) });
-  if (opts.retry) details.push({ '@type': RETRY_INFO, retryDelay: expect.stringMatching(/^[1-9]\d*s$/) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
-  if (opts.retry) {
-    const delay = (res.body.details as Array<Record<string, string>>).find((d) => d['@type'] === RETRY_INFO)!.retryDelay;
-    expect(res.headers['retry-after']).toBe(delay.replace(/s$/, ''));
-  }
-}
-
-function claimsOf(token: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
-}
-
-function wrong(code: string): string {
-  return String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-}
-
-function codeIn(text: string): string {
-  const m = DEFAULT_MAIL_CODE.exec(text);
-  if (!m) throw new Error(`no code in ${JSON.stringify(text)}`);
-  return m[1];
-}
+/** The whole contract error body (CONVENTIONS §2); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
+const expectWireError = (res: Res, status: number, code: number, reason: string, opts: WireErrorOptions = {}) =>
+  expectContractError(res, status, code, reason, { ...opts, metadata: opts.metadata ?? {} });
 
 const tag = randomBytes(3).toString('hex');
 const email = (name: string) => `${name}.${tag}@example.test`;

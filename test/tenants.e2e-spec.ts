@@ -3,6 +3,7 @@ import { MigrationService } from '../src/database/migration.service';
 import { TenantConnections } from '../src/common/tenancy/tenant-connections';
 import { KeyService } from '../src/keys/key.service';
 import { SectorService } from '../src/sector/sector.service';
+import { expectWireError, UUID } from './support/contract';
 import { createSector, expectError, provisionTenant, seedUser, uniqueSlug } from './support/factories';
 import { adminQuery, startTestApp, TestApp } from './support/test-app';
 
@@ -13,29 +14,6 @@ import { adminQuery, startTestApp, TestApp } from './support/test-app';
  */
 
 type Mode = 'pooled' | 'schema';
-type Res = { status: number; body: any; headers: Record<string, string> };
-
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Asserts the whole error body: code, message, ErrorInfo, RequestInfo and (for validation) exactly the given bad fields. */
-function expectErrorBody(res: Res, status: number, code: number, reason: string, badFields?: string[]) {
-  expectError(res, status, code, reason);
-  const details: Array<Record<string, unknown>> = [
-    { '@type': ERROR_INFO, reason, domain: expect.any(String), metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (badFields) {
-    details.push({
-      '@type': BAD_REQUEST,
-      fieldViolations: badFields.map((field) => ({ field, description: expect.any(String) })),
-    });
-  }
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  expect(res.body.message.length).toBeGreaterThan(0);
-}
 
 function hexOf(uuid: string): string {
   return uuid.replace(/-/g, '');
@@ -172,7 +150,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       const storagesBefore = await listStorages(t, mode);
 
       const second = await provision({ slug, name: 'Second', adminEmail: `x@${slug}.test`, adminPassword: 'second-password' });
-      expectErrorBody(second, 409, 6, 'TENANT_SLUG_TAKEN');
+      expectWireError(second, 409, 6, 'TENANT_SLUG_TAKEN');
 
       expect(await directoryCounts(t)).toEqual(before);
       expect(await listStorages(t, mode)).toEqual(storagesBefore);
@@ -191,7 +169,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
     ])('refuses a slug with %s: 400 VALIDATION_FAILED on slug', async (_label, slug) => {
       const before = await directoryCounts(t);
       const res = await provision({ slug, name: 'Bad slug' });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['slug']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['slug'] });
       expect(await directoryCounts(t)).toEqual(before);
     });
 
@@ -209,35 +187,35 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       const slug = uniqueSlug('pw');
       const before = await directoryCounts(t);
       const res = await provision({ slug, name: 'Short pw', adminEmail: `a@${slug}.test`, adminPassword: 'short' });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['adminPassword']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['adminPassword'] });
       expect(await directoryCounts(t)).toEqual(before);
     });
 
     it('refuses adminEmail without adminPassword: 400 on adminPassword', async () => {
       const slug = uniqueSlug('nopw');
       const res = await provision({ slug, name: 'No pw', adminEmail: `a@${slug}.test` });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['adminPassword']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['adminPassword'] });
       expect(await t.sql('SELECT id FROM tenants WHERE slug = $1', [slug])).toEqual([]);
     });
 
     it('refuses adminPassword without adminEmail: 400 on adminEmail', async () => {
       const slug = uniqueSlug('nomail');
       const res = await provision({ slug, name: 'No mail', adminPassword: 'long-enough-password' });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['adminEmail']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['adminEmail'] });
       expect(await t.sql('SELECT id FROM tenants WHERE slug = $1', [slug])).toEqual([]);
     });
 
     it('refuses a missing name: 400 on name', async () => {
       const slug = uniqueSlug('noname');
       const res = await provision({ slug });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['name']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['name'] });
       expect(await t.sql('SELECT id FROM tenants WHERE slug = $1', [slug])).toEqual([]);
     });
 
     it('refuses a malformed adminEmail: 400 on adminEmail', async () => {
       const slug = uniqueSlug('badmail');
       const res = await provision({ slug, name: 'Bad mail', adminEmail: 'not-an-email', adminPassword: 'long-enough-password' });
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['adminEmail']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['adminEmail'] });
       expect(await t.sql('SELECT id FROM tenants WHERE slug = $1', [slug])).toEqual([]);
     });
 
@@ -250,7 +228,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       const losers = responses.filter((r) => r.status !== 200);
       expect(winners).toHaveLength(1);
       expect(losers).toHaveLength(19);
-      for (const loser of losers) expectErrorBody(loser, 409, 6, 'TENANT_SLUG_TAKEN');
+      for (const loser of losers) expectWireError(loser, 409, 6, 'TENANT_SLUG_TAKEN');
 
       const winner = winners[0].body;
       expect(await t.sql('SELECT id FROM tenants WHERE slug = $1', [slug])).toEqual([{ id: winner.tenantID }]);
@@ -275,7 +253,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
         const mock = spy().mockRejectedValueOnce(new Error('injected failure: SELECT secret FROM nowhere'));
 
         const res = await provision({ slug, name: 'Doomed', adminEmail, adminPassword });
-        expectErrorBody(res, 500, 13, 'INTERNAL');
+        expectWireError(res, 500, 13, 'INTERNAL');
         expect(res.body.message).not.toMatch(/injected|SELECT|secret/);
         expect(mock).toHaveBeenCalledTimes(1);
 
@@ -431,21 +409,21 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
     });
 
     it('answers 404 TENANT_NOT_FOUND for an unknown tenant id', async () => {
-      expectErrorBody(await getTenant(randomUUID()), 404, 5, 'TENANT_NOT_FOUND');
-      expectErrorBody(await getTenant(randomUUID(), '?ping=true&includeStats=true'), 404, 5, 'TENANT_NOT_FOUND');
+      expectWireError(await getTenant(randomUUID()), 404, 5, 'TENANT_NOT_FOUND');
+      expectWireError(await getTenant(randomUUID(), '?ping=true&includeStats=true'), 404, 5, 'TENANT_NOT_FOUND');
     });
 
     it.each(['not-a-uuid', '1234', `${randomUUID()}x`, "x'%20OR%20'1'='1"])('answers 404 or 400 (never 500) for a malformed id %p', async (id) => {
       const res = await getTenant(id);
       expect([400, 404]).toContain(res.status);
-      if (res.status === 404) expectErrorBody(res, 404, 5, 'TENANT_NOT_FOUND');
+      if (res.status === 404) expectWireError(res, 404, 5, 'TENANT_NOT_FOUND');
       else expectError(res, 400, 3);
     });
 
     it('refuses a malformed boolean query parameter with 400', async () => {
       const tenant = await provisionTenant(t);
       const res = await getTenant(tenant.tenantID, '?includeStats=maybe');
-      expectErrorBody(res, 400, 3, 'VALIDATION_FAILED', ['includeStats']);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['includeStats'] });
     });
   });
 

@@ -6,8 +6,10 @@
  * the waits to a few seconds; each test uses its own addresses and accounts.
  */
 import { randomBytes } from 'node:crypto';
-import { expectError, provisionTenant, ProvisionedTenant } from './support/factories';
+import { expectWireError } from './support/contract';
+import { createUser, expectError, provisionTenant, ProvisionedTenant } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { sleep } from './support/wait';
 import { ThrottleRepository } from '../src/throttle/throttle.repository';
 import { PasswordHasher } from '../src/user/password-hasher';
 
@@ -33,23 +35,10 @@ function newAddress(): string {
   return `198.51.${randomBytes(1)[0]}.${addressSeq}`;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The whole throttling refusal: 429, code 8, TOO_MANY_ATTEMPTS, a RetryInfo matching Retry-After. Returns the delay in seconds. */
 function expectThrottled(res: Res): number {
-  expectError(res, 429, 8, 'TOO_MANY_ATTEMPTS');
-  const retryAfter = res.headers['retry-after'];
-  expect(retryAfter).toMatch(/^[1-9]\d*$/);
-  expect(res.body).toEqual({
-    code: 8,
-    message: expect.any(String),
-    details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOO_MANY_ATTEMPTS', domain: 'iam.service', metadata: expect.any(Object) },
-      { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` },
-    ],
-  });
-  return Number(retryAfter);
+  expectWireError(res, 429, 8, 'TOO_MANY_ATTEMPTS', { retry: true });
+  return Number(res.headers['retry-after']);
 }
 
 function expectWrongPassword(res: Res): void {
@@ -73,12 +62,7 @@ describe('throttling of password attempts', () => {
   /** Creates a user (username = email) in the tenant's default sector and returns the login. */
   async function newUser(label: string): Promise<string> {
     const email = `${label}-${randomBytes(4).toString('hex')}@throttle.test`;
-    const res = await t
-      .http()
-      .post(`/api/v1/sectors/${sector}/users`)
-      .set('Authorization', `Bearer ${tenant.adminToken}`)
-      .send({ email, password: PASSWORD });
-    if (res.status !== 200) throw new Error(`creating ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    await createUser(t, tenant.adminToken, sector, { email, password: PASSWORD });
     return email;
   }
 

@@ -5,31 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createSector, expectError, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { expectWireError, INT64 } from './support/contract';
+import { createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const INT64 = /^\d+$/;
 const ITEM_FIELDS = ['sub', 'email', 'name', 'emailVerified', 'phoneVerified', 'createdAt', 'updatedAt', 'isAdmin', 'inviteStatus'].sort();
-
-function expectWireError(res: Res, status: number, code: number, reason: string, fields?: string[]) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (fields) details.push({ '@type': BAD_REQUEST, fieldViolations: expect.any(Array) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (fields) {
-    const violations: Array<{ field: string }> = res.body.details[2].fieldViolations;
-    expect(violations.map((v) => v.field).sort()).toEqual([...fields].sort());
-  }
-  if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
-}
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 async function pool<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -203,9 +185,7 @@ describe('user list (operation 6)', () => {
       if (seed.username) body.username = seed.username;
       if (password) body.password = password;
       if (seed.name) body.profile = { name: seed.name };
-      const res = await t.http().post(`/api/v1/sectors/${S}/users`).set('Authorization', `Bearer ${T.adminToken}`).send(body);
-      if (res.status !== 200) throw new Error(`creating ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return { seed, sub: res.body.sub as string, email, password };
+      return { seed, sub: await createUser(t, T.adminToken, S, body), email, password };
     });
 
     // Some users verified by an admin (which also moves their updatedAt).
@@ -368,7 +348,7 @@ describe('user list (operation 6)', () => {
       ['filterVerified', 'yes'],
       ['filterVerified', '1'],
     ])('%s=%s → 400 naming it', async (field, value) => {
-      expectWireError(await adminList({ [field]: value }), 400, 3, 'VALIDATION_FAILED', [field]);
+      expectWireError(await adminList({ [field]: value }), 400, 3, 'VALIDATION_FAILED', { fields: [field] });
     });
 
     describe('pageSize above 100 → 100', () => {
@@ -376,14 +356,9 @@ describe('user list (operation 6)', () => {
       const BIG = 103;
       beforeAll(async () => {
         big = await createSector(t, T.adminToken);
-        await pool(Array.from({ length: BIG }, (_, i) => i), 8, async (i) => {
-          const res = await t
-            .http()
-            .post(`/api/v1/sectors/${big}/users`)
-            .set('Authorization', `Bearer ${T.adminToken}`)
-            .send({ email: `big${String(i).padStart(3, '0')}@big.test`, password: 'big-user-password' });
-          if (res.status !== 200) throw new Error(`creating big user ${i} failed: ${res.status}`);
-        });
+        await pool(Array.from({ length: BIG }, (_, i) => i), 8, (i) =>
+          createUser(t, T.adminToken, big, { email: `big${String(i).padStart(3, '0')}@big.test`, password: 'big-user-password' }),
+        );
       }, 120_000);
 
       it.each([101, 1000])('pageSize=%s', async (pageSize) => {
@@ -544,12 +519,7 @@ describe('user list (operation 6)', () => {
       const bob = bySeed.get('Bobb')!;
       sectorAdminToken = await t.login(robert.email, robert.password!, S);
       memberToken = await t.login(bob.email, bob.password!, S);
-      const outsider = await t
-        .http()
-        .post(`/api/v1/sectors/${O}/users`)
-        .set('Authorization', `Bearer ${T.adminToken}`)
-        .send({ email: 'outsider@list.test', password: 'outsider-password' });
-      expect(outsider.status).toBe(200);
+      await createUser(t, T.adminToken, O, { email: 'outsider@list.test', password: 'outsider-password' });
       outsiderToken = await t.login('outsider@list.test', 'outsider-password', O);
       [apiToken, otherApiToken] = await Promise.all([mint(S), mint(O)]);
     });

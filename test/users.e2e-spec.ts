@@ -6,33 +6,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createSector, expectError, provisionTenant, ProvisionedTenant, tenantSql, uniqueSlug } from './support/factories';
+import { expectWireError, INT64, UUID } from './support/contract';
+import { createSector, provisionTenant, ProvisionedTenant, tenantSql, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
-
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const INT64 = /^\d+$/;
-
-/** The whole contract error body; with `fields`, exactly one BadRequest fieldViolation per named field. */
-function expectWireError(res: Res, status: number, code: number, reason: string, fields?: string[]) {
-  expectError(res, status, code, reason);
-  const details: unknown[] = [
-    { '@type': ERROR_INFO, reason, domain: 'iam.service', metadata: expect.any(Object) },
-    { '@type': REQUEST_INFO, requestId: res.headers['x-request-id'], servingData: expect.any(String) },
-  ];
-  if (fields) details.push({ '@type': BAD_REQUEST, fieldViolations: expect.any(Array) });
-  expect(res.body).toEqual({ code, message: expect.any(String), details });
-  if (fields) {
-    const violations: Array<{ field: string; description: string }> = res.body.details[2].fieldViolations;
-    expect(violations.map((v) => v.field).sort()).toEqual([...fields].sort());
-    for (const v of violations) expect(v.description).toEqual(expect.stringMatching(/\S/));
-  }
-  if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
-}
 
 const EMPTY_ADDRESS = { formatted: '', streetAddress: '', locality: '', region: '', postalCode: '', country: '' };
 
@@ -253,7 +231,7 @@ describe('users (create, get, update, delete)', () => {
       ])('%s → 400 naming password', async (_label, password) => {
         const email = uniqueEmail('weak');
         const res = await createUser(T.adminToken, S1, { email, password: password(email) });
-        expectWireError(res, 400, 3, 'VALIDATION_FAILED', ['password']);
+        expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: ['password'] });
         expect(await tenantSql(t, T.tenantID, 'SELECT id FROM users WHERE email = $1', [email])).toEqual([]);
       });
 
@@ -278,7 +256,7 @@ describe('users (create, get, update, delete)', () => {
         ['a non-string name', 'profile.name', { profile: { name: 42 } }],
       ])('%s → 400 naming %s', async (_label, field, body) => {
         const res = await createUser(T.adminToken, S1, { email: uniqueEmail('bad'), password: 'valid-password', ...body });
-        expectWireError(res, 400, 3, 'VALIDATION_FAILED', [field]);
+        expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: [field] });
       });
 
       it('an empty website, phone number and birthdate are valid (zero values)', async () => {
@@ -506,9 +484,9 @@ describe('users (create, get, update, delete)', () => {
     });
 
     it.each(['not-a-uuid', '12345', `${randomUUID()}x`])('a malformed sub %s → 400 naming sub', async (sub) => {
-      expectWireError(await getUser(T.adminToken, sub), 400, 3, 'VALIDATION_FAILED', ['sub']);
-      expectWireError(await putUser(T.adminToken, sub, {}), 400, 3, 'VALIDATION_FAILED', ['sub']);
-      expectWireError(await deleteUser(T.adminToken, sub), 400, 3, 'VALIDATION_FAILED', ['sub']);
+      expectWireError(await getUser(T.adminToken, sub), 400, 3, 'VALIDATION_FAILED', { fields: ['sub'] });
+      expectWireError(await putUser(T.adminToken, sub, {}), 400, 3, 'VALIDATION_FAILED', { fields: ['sub'] });
+      expectWireError(await deleteUser(T.adminToken, sub), 400, 3, 'VALIDATION_FAILED', { fields: ['sub'] });
     });
 
     describe('with AllowUserReadForNonAdmins on', () => {
@@ -734,7 +712,7 @@ describe('users (create, get, update, delete)', () => {
       const u = await makeUser(T.adminToken, S);
       expect((await putUser(T.adminToken, u.sub, { sectorID: S, profile: { name: 'here' } })).status).toBe(200);
       for (const sectorID of [T.rootSectorID, randomUUID(), 'garbage']) {
-        expectWireError(await putUser(T.adminToken, u.sub, { sectorID, profile: { name: 'moved' } }), 400, 3, 'SECTOR_MISMATCH', ['sectorID']);
+        expectWireError(await putUser(T.adminToken, u.sub, { sectorID, profile: { name: 'moved' } }), 400, 3, 'SECTOR_MISMATCH', { fields: ['sectorID'] });
       }
       expect(await stored(u.sub)).toEqual(expect.objectContaining({ name: 'here' }));
       const rows = await tenantSql(t, T.tenantID, 'SELECT sector_id FROM users WHERE id = $1', [u.sub]);
@@ -751,7 +729,7 @@ describe('users (create, get, update, delete)', () => {
     ])('%s → 400 naming the field', async (_label, body, field) => {
       const u = await makeUser(T.adminToken, S);
       const res = await putUser(u.token, u.sub, body);
-      expectWireError(res, 400, 3, 'VALIDATION_FAILED', [field]);
+      expectWireError(res, 400, 3, 'VALIDATION_FAILED', { fields: [field] });
     });
   });
 

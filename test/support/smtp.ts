@@ -142,3 +142,22 @@ export class TestSmtpServer {
 export function startSmtpServer(port = 0): Promise<TestSmtpServer> {
   return TestSmtpServer.start(port);
 }
+
+/** Mail worker settings that poll and retry the outbox fast enough for a test. */
+export const FAST_WORKER = { MAIL_POLL_INTERVAL_MS: '100', MAIL_RETRY_BASE_MS: '100', MAIL_RETRY_MAX_MS: '500', MAIL_SWEEP_INTERVAL_MS: '1000' };
+export const MAIL_FROM = 'no-reply@iam.test';
+
+/** The code in the default one-time-code mail text. */
+export const DEFAULT_MAIL_CODE = /verification code is (\d{6})\./;
+
+/** The code a message's text carries (the first group of `pattern`); throws when there is none. */
+export function codeIn(text: string, pattern: RegExp = DEFAULT_MAIL_CODE): string {
+  const m = pattern.exec(text);
+  if (!m) throw new Error(`no code in ${JSON.stringify(text)}`);
+  return m[1];
+}
+
+/** A different 6-digit code. */
+export function wrong(code: string): string {
+  return String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+}

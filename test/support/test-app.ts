@@ -13,6 +13,9 @@ import { createApp } from '../../src/main';
 export const ADMIN_EMAIL = 'root@platform.test';
 export const ADMIN_PASSWORD = 'platform-admin-pw';
 
+/** Keeps the attempt throttle (per account and per address) out of the way of specs that try many wrong codes or passwords. */
+export const NO_THROTTLE = { THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1000', THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000000' };
+
 export interface TestAppOptions {
   tenancyMode?: 'pooled' | 'schema';
   env?: Record<string, string>;
@@ -61,26 +64,31 @@ export async function dropTestDatabases(databaseName: string): Promise<void> {
   for (const { datname } of rows) await adminQuery(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
 }
 
-/** Boots the real application on its own fresh main database on the test server, listening on a free port. */
-export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const databaseName = options.databaseName ?? `e2e_${randomBytes(5).toString('hex')}`;
-  if (!options.databaseName) await adminQuery(`CREATE DATABASE "${databaseName}"`);
-  const databaseUrl = withDatabase(serverUrl(), databaseName);
-  const config = loadConfig({
+/** The configuration e2e apps boot with: on `databaseUrl`, a fresh data directory, pooled tenancy, cheap bcrypt; `env` on top. */
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): AppConfig {
+  return loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'iam-e2e-')),
-    TENANCY_MODE: options.tenancyMode ?? 'pooled',
+    TENANCY_MODE: 'pooled',
     PUBLIC_URL: 'http://iam.test',
     MASTER_KEY: 'test-master-key-0123456789abcdef0123456789',
     BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
     BCRYPT_COST: '4',
     LOG_LEVEL: 'error',
-    ...options.env,
+    ...env,
   });
+}
+
+/** Boots the real application on its own fresh main database on the test server, listening on a free port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseName = options.databaseName ?? `e2e_${randomBytes(5).toString('hex')}`;
+  if (!options.databaseName) await adminQuery(`CREATE DATABASE "${databaseName}"`);
+  const databaseUrl = withDatabase(serverUrl(), databaseName);
+  const config = testConfig(databaseUrl, { TENANCY_MODE: options.tenancyMode ?? 'pooled', ...options.env });
   const app = await createApp(config, databaseUrl);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
