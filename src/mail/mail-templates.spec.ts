@@ -1,3 +1,4 @@
+import { loggableSubject } from './outbox-delivery';
 import { INVITE_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
 import { renderMail, renderSms, TemplateSet } from './mail-templates';
 
@@ -97,5 +98,12 @@ describe('renderSms', () => {
   it("uses the sector's template, unknown variables empty, no placeholders as is", () => {
     expect(renderSms('Code: {{code}}{{other}}', OTP_SMS_DEFAULT, { code: '<1>' })).toBe('Code: <1>');
     expect(renderSms('Static message', OTP_SMS_DEFAULT, { code: '1' })).toBe('Static message');
+  });
+});
+
+describe('loggableSubject', () => {
+  it('masks codes a template put into a subject', () => {
+    expect(loggableSubject('Your code is 123456')).toBe('Your code is ••••••');
+    expect(loggableSubject('Welcome to R&D 42')).toBe('Welcome to R&D 42');
   });
 });

@@ -47,7 +47,7 @@ export class OutboxDelivery {
       return;
     }
     const file = await this.writeOutboxFile(`${row.id}.eml`, info.message ?? '');
-    this.logger.log(`Mail (${row.tag}) to ${row.recipient}, subject "${row.subject}": no SMTP_URL, written to ${file}`);
+    this.logger.log(`Mail (${row.tag}) to ${row.recipient}, subject "${loggableSubject(row.subject)}": no SMTP_URL, written to ${file}`);
   }
 
   private async sendSms(row: OutboxEntity): Promise<void> {
@@ -97,3 +97,12 @@ export function describeDeliveryError(err: unknown): string {
     .trim()
     .slice(0, 300);
 }
+
+/**
+ * A subject as it may appear in a log line: a sector's template may put the
+ * one-time code in the subject, so runs of four or more digits are masked.
+ */
+export function loggableSubject(subject: string): string {
+  return subject.replace(/\d{4,}/g, (digits) => '•'.repeat(digits.length));
+}
+
