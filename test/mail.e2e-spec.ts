@@ -7,6 +7,7 @@ import { TenantConnections } from '../src/common/tenancy/tenant-connections';
 import { TenantDb } from '../src/common/tenancy/tenant-db';
 import { TenantDirectory } from '../src/common/tenancy/tenant-directory';
 import { MailMessage, MailService } from '../src/mail/mail.service';
+import { OutboxWorker } from '../src/mail/outbox.worker';
 import { provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { SmsGateway } from './support/sms-gateway';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
@@ -225,6 +226,109 @@ describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', ()
     });
     expect(row.attempts).toBeGreaterThanOrEqual(2);
     expect(smtp.find((m) => m.subject === subject)).toHaveLength(1);
+  });
+});
+
+describe('pending-mail hints in the main database (instances sharing one database)', () => {
+  let smtp: TestSmtpServer;
+  /** Queues mail, its worker stopped: B (and later C) must send it. */
+  let a: TestApp;
+  let b: TestApp;
+  let c: TestApp | undefined;
+  let tenant: ProvisionedTenant;
+  /** The mail that fails in one test and is recovered in the next. */
+  let failingId = '';
+  // Polls every 100 ms; the sweep runs at start and then hourly; a failed delivery waits a minute.
+  const env = () => ({
+    SMTP_URL: smtp.url,
+    MAIL_FROM,
+    MAIL_POLL_INTERVAL_MS: '100',
+    MAIL_RETRY_BASE_MS: '60000',
+    MAIL_RETRY_MAX_MS: '60000',
+    MAIL_SWEEP_INTERVAL_MS: '3600000',
+  });
+  const hints = () => a.sql<{ due_at: string }>('SELECT due_at::text AS due_at FROM outbox_pending WHERE tenant_id = $1', [tenant.tenantID]);
+  const nextAttempt = async (id: string) =>
+    (await tenantSql(a, tenant.tenantID, `SELECT next_attempt_at::text AS at, next_attempt_at > now() + interval '50 seconds' AS later FROM outbox WHERE id = $1`, [id]))[0] as {
+      at: string;
+      later: boolean;
+    };
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    a = await startTestApp({ env: env() });
+    b = await startTestApp({ databaseName: a.databaseName, env: env() });
+    // A's worker stops as at shutdown; A keeps serving and queuing.
+    await a.app.get(OutboxWorker).onModuleDestroy();
+    // Provisioned after B started: B's start-up sweep never saw this tenant.
+    tenant = await provisionTenant(a);
+  });
+
+  afterAll(async () => {
+    await c?.close({ keepDatabase: true });
+    await b?.close({ keepDatabase: true });
+    await a?.close();
+    await smtp?.stop();
+  });
+
+  it("delivers mail queued through another instance within a few polls, opening no other tenant's pool, and deletes the hint", async () => {
+    const poolsBefore = b.app.get(TenantConnections).openCount;
+    const subject = uniqueSubject('Through the hint');
+    const id = await enqueueMail(a, tenant.tenantID, { to: 'hal@example.test', subject, text: 'queued by A, sent by B', tag: 'test' });
+    const mail = await smtp.waitForMail((m) => m.subject === subject, 1500);
+    expect(mail.messageId).toBe(`<${id}@iam.test>`);
+    const row = await eventually(async () => {
+      const r = await outboxRow(a, tenant.tenantID, id);
+      return r.status === 'sent' && r;
+    });
+    expect(row).toEqual(expect.objectContaining({ status: 'sent', attempts: 1, last_error: '' }));
+    expect(b.app.get(TenantConnections).openCount).toBe(poolsBefore + 1);
+    await eventually(async () => (await hints()).length === 0, 2000, 'hint deleted');
+  });
+
+  it('leaves the hint of a failed delivery due at the next attempt, and looks no earlier', async () => {
+    await smtp.stop();
+    const subject = uniqueSubject('Hint of a retry');
+    failingId = await enqueueMail(a, tenant.tenantID, { to: 'hal@example.test', subject, text: 'later', tag: 'test' });
+    const failed = await eventually(async () => {
+      const r = await outboxRow(a, tenant.tenantID, failingId);
+      return r.attempts === 1 && r.locked_until === null && r;
+    });
+    expect(failed).toEqual(expect.objectContaining({ status: 'pending', last_error: expect.stringMatching(/ECONNREFUSED/) }));
+    const next = await nextAttempt(failingId);
+    expect(next.later).toBe(true);
+    await eventually(async () => (await hints())[0]?.due_at === next.at, 2000, 'hint due at the next attempt');
+
+    await sleep(1000); // ten polls of B
+    expect(await hints()).toEqual([{ due_at: next.at }]);
+    expect((await outboxRow(a, tenant.tenantID, failingId)).attempts).toBe(1);
+  });
+
+  it('recovers a lost hint in the start-up sweep of a new instance', async () => {
+    // Lost as by a crash between a commit and its kick; the retry is due.
+    await a.sql('DELETE FROM outbox_pending WHERE tenant_id = $1', [tenant.tenantID]);
+    await tenantSql(a, tenant.tenantID, 'UPDATE outbox SET next_attempt_at = now() WHERE id = $1', [failingId]);
+    await sleep(1000); // ten polls of B, which has no way to know
+    expect((await outboxRow(a, tenant.tenantID, failingId)).attempts).toBe(1);
+
+    c = await startTestApp({ databaseName: a.databaseName, env: env() });
+    // C's start-up sweep tries again (the mail server is still down) and writes the hint back.
+    const retried = await eventually(async () => {
+      const r = await outboxRow(a, tenant.tenantID, failingId);
+      return r.attempts === 2 && r.locked_until === null && r;
+    });
+    expect(retried.status).toBe('pending');
+    const next = await nextAttempt(failingId);
+    expect(next.later).toBe(true);
+    await eventually(async () => (await hints())[0]?.due_at === next.at, 2000, 'hint written back');
+
+    // The minute passes, the mail server is back: the hint gets the mail sent, then goes.
+    await smtp.start();
+    await tenantSql(a, tenant.tenantID, 'UPDATE outbox SET next_attempt_at = now() WHERE id = $1', [failingId]);
+    await a.sql('UPDATE outbox_pending SET due_at = now() WHERE tenant_id = $1', [tenant.tenantID]);
+    await eventually(async () => (await outboxRow(a, tenant.tenantID, failingId)).status === 'sent', 2000, 'sent');
+    await eventually(async () => (await hints()).length === 0, 2000, 'hint deleted');
+    expect(smtp.find((m) => m.messageId === `<${failingId}@iam.test>`)).toHaveLength(1);
   });
 });
 

@@ -193,7 +193,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailPollIntervalMs: int(env, 'MAIL_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
     mailRetryMaxMs: int(env, 'MAIL_RETRY_MAX_MS', 300_000, 10, 86_400_000),
-    mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
+    mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 3_600_000, 100, 86_400_000),
     otpCodeTtlSeconds: int(env, 'OTP_CODE_TTL_SECONDS', 600, 1, 86_400),
     otpMaxAttempts: int(env, 'OTP_MAX_ATTEMPTS', 5, 1, 100),
     otpResendCooldownSeconds: int(env, 'OTP_RESEND_COOLDOWN_SECONDS', 30, 0, 3600),

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MailService } from './mail.service';
 import { OutboxDelivery } from './outbox-delivery';
+import { OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxWorker } from './outbox.worker';
 
@@ -27,7 +28,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
       }),
     }),
   ],
-  providers: [OutboxRepository, OutboxDelivery, OutboxWorker, MailService],
+  providers: [OutboxRepository, OutboxPendingRepository, OutboxDelivery, OutboxWorker, MailService],
   exports: [MailService],
 })
 export class MailModule {}

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error';
 import { TenantDb } from '../common/tenancy/tenant-db';
+import { describeDeliveryError } from './outbox-delivery';
+import { OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxWorker } from './outbox.worker';
 
@@ -39,12 +41,19 @@ function isLine(value: string, max: number): boolean {
  * Queues mail and SMS in the tenant's durable outbox. A caller writes the message
  * in the same transaction as the change that caused it (an invitation, a code, a
  * reset), so the message exists exactly when the change does; after the commit it
- * calls `kick` and the outbox worker sends it with retries.
+ * calls `kick`, which records in the main database that the tenant has mail (so
+ * the workers of every instance find it) and wakes this instance's worker, which
+ * sends it with retries.
  */
 @Injectable()
-export class MailService {
+export class MailService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Mail');
+  /** Hints being written: waited for at shutdown, before the main pool closes. */
+  private readonly kicking = new Set<Promise<void>>();
+
   constructor(
     private readonly outbox: OutboxRepository,
+    private readonly pending: OutboxPendingRepository,
     private readonly worker: OutboxWorker,
   ) {}
 
@@ -85,8 +94,23 @@ export class MailService {
     return id;
   }
 
-  /** Called after the caller's transaction committed: the worker looks at this tenant's outbox now. */
+  /**
+   * Called after the caller's transaction committed: marks the tenant's outbox as
+   * holding mail due now, then has this instance's worker look at it. Returns at
+   * once and never throws (the caller's change is committed): a hint that cannot
+   * be written is logged, and the mail is still sent by this worker's pass, or
+   * else found by the periodic sweep.
+   */
   kick(tenantId: string): void {
-    this.worker.kick(tenantId);
+    const kicked = this.pending
+      .touch(tenantId)
+      .catch((err: unknown) => this.logger.warn(`Outbox hint of tenant ${tenantId} not written: ${describeDeliveryError(err)}`))
+      .then(() => this.worker.kick(tenantId));
+    this.kicking.add(kicked);
+    void kicked.finally(() => this.kicking.delete(kicked));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.kicking]);
   }
 }

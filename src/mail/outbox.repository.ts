@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../common/tenancy/tenant-db';
+import { ExactTime, exactTime } from './outbox-pending.repository';
 import { OutboxChannel, OutboxEntity } from './outbox.entity';
 
 export interface NewOutboxRow {
@@ -113,15 +114,15 @@ export class OutboxRepository {
   }
 
   /**
-   * Milliseconds until the next pending row may be claimed (0 or less: now), or
-   * null when nothing is pending.
+   * When the next pending row may be claimed (its retry time, or the end of its
+   * lease), as exact text; null when nothing is pending.
    */
-  async nextDueInMs(db: TenantDb): Promise<number | null> {
-    const [row]: Array<{ due_in_ms: number | null }> = await db.manager.query(
-      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS due_in_ms
+  async nextDueAt(db: TenantDb): Promise<ExactTime | null> {
+    const [row]: Array<{ due_at: ExactTime | null }> = await db.manager.query(
+      `SELECT ${exactTime('min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at)))')} AS due_at
          FROM outbox WHERE status = 'pending'`,
     );
-    return row?.due_in_ms ?? null;
+    return row?.due_at ?? null;
   }
 
   /** Deletes rows delivered more than `days` ago. */

@@ -8,6 +8,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { TenantEntity } from '../tenant/tenant.entity';
 import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox-delivery';
+import { HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxEntity } from './outbox.entity';
 import { OutboxRepository } from './outbox.repository';
 
@@ -19,23 +20,21 @@ const LEASE_MS = 120_000;
 const BATCH_BUDGET_MS = 60_000;
 /** Tenants whose outboxes are worked on at once (each holds one of its pool's connections). */
 const PARALLEL_TENANTS = 4;
+/** Of those, how many the sweep of every tenant may use, so that hinted tenants are not held up behind it. */
+const SWEEP_PARALLEL = 2;
 /** Delivered rows (bodies already cleared) are kept this long, then purged by the sweep. */
 const SENT_RETENTION_DAYS = 7;
 
-interface Watch {
-  /** When to look at the tenant's outbox again (epoch ms). */
-  at: number;
-  /** Consecutive failures to reach the outbox at all (its database down, say). */
-  failures: number;
-}
-
 /**
  * Sends what the tenants' outboxes hold. Which outboxes it looks at:
- * - a tenant whose transaction just queued a message (`kick`), at once;
- * - tenants known to have pending rows, when the next row is due (checked every
- *   MAIL_POLL_INTERVAL_MS);
- * - every tenant in the directory once at start and every MAIL_SWEEP_INTERVAL_MS,
- *   so mail queued before a restart or by an instance that died is sent.
+ * - a tenant whose transaction just queued a message (`kick`, after its hint in
+ *   the main database's `outbox_pending` was written), at once;
+ * - tenants whose hint is due, taken from `outbox_pending` every
+ *   MAIL_POLL_INTERVAL_MS: mail queued through any instance, and retries, which
+ *   the hint is set to after each pass (deleted when nothing is pending);
+ * - every tenant in the directory once at start and every MAIL_SWEEP_INTERVAL_MS
+ *   (an hour), which only matters for a hint lost to a crash between a commit and
+ *   its kick; the sweep writes the hints of the tenants it finds with pending rows.
  * A failed delivery is retried with exponential backoff (MAIL_RETRY_BASE_MS
  * doubling up to MAIL_RETRY_MAX_MS) and never dropped. Rows are claimed with
  * SKIP LOCKED and a lease, so any number of instances can run this.
@@ -43,7 +42,8 @@ interface Watch {
 @Injectable()
 export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('OutboxWorker');
-  private readonly watched = new Map<string, Watch>();
+  /** Consecutive failures to reach a tenant's outbox at all (its database down, say), for the backoff of its hint. */
+  private readonly unreachable = new Map<string, number>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly waiting: Array<() => void> = [];
@@ -52,6 +52,9 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private stopping = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  /** The last poll took as many hints as it asked for: more may be due, so the next pass to end polls again. */
+  private backlog = false;
   private sweeping: Promise<void> | undefined;
 
   constructor(
@@ -60,6 +63,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
     private readonly outbox: OutboxRepository,
+    private readonly pending: OutboxPendingRepository,
     private readonly delivery: OutboxDelivery,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
@@ -82,32 +86,50 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.pollTimer);
     clearInterval(this.sweepTimer);
     for (const wake of this.waiting.splice(0)) wake();
-    const inFlight = Promise.allSettled([...this.running.values(), this.sweeping]);
+    const inFlight = Promise.allSettled([...this.running.values(), this.sweeping, this.polling]);
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SEND_TIMEOUT_MS + 5_000)));
     await Promise.race([inFlight, limit]);
     clearTimeout(timer);
   }
 
-  /** Looks at a tenant's outbox now (after a transaction that queued a message committed). */
+  /** Looks at a tenant's outbox now (after a transaction that queued a message committed and its hint was written). */
   kick(tenantId: string): void {
     if (!this.started || this.stopping) return;
     void this.run(tenantId);
   }
 
+  /** Takes as many due hints as there are free slots, and works on those tenants. */
   private poll(): void {
-    const now = Date.now();
-    for (const [tenantId, watch] of this.watched) {
-      if (watch.at <= now && !this.running.has(tenantId)) void this.run(tenantId);
-    }
+    const free = PARALLEL_TENANTS - this.running.size;
+    if (this.polling || this.stopping || free <= 0) return;
+    this.polling = (async () => {
+      try {
+        const due = await this.pending.claimDue(free, LEASE_MS);
+        this.backlog = due.length === free;
+        for (const tenantId of due) if (!this.stopping) void this.run(tenantId);
+      } catch (err) {
+        this.backlog = false;
+        this.logger.warn(`Outbox hints unreadable: ${describeDeliveryError(err)}`);
+      } finally {
+        this.polling = undefined;
+      }
+    })();
   }
 
-  /** Every tenant of the directory, PARALLEL_TENANTS at a time; one tenant's failure does not stop the others. */
+  /** Every tenant of the directory, SWEEP_PARALLEL at a time; one tenant's failure does not stop the others. */
   private sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
         const tenants = await this.main.getRepository(TenantEntity).find({ order: { createdAt: 'ASC' } });
-        await Promise.all(tenants.map((tenant) => this.run(tenant.id, tenant, true)));
+        let next = 0;
+        const lane = async () => {
+          while (next < tenants.length && !this.stopping) {
+            const tenant = tenants[next++];
+            await this.run(tenant.id, tenant, true);
+          }
+        };
+        await Promise.all(Array.from({ length: SWEEP_PARALLEL }, lane));
       } catch (err) {
         this.logger.warn(`Outbox sweep failed: ${describeDeliveryError(err)}`);
       } finally {
@@ -130,37 +152,56 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const pass = this.withSlot(() => this.processTenant(tenantId, tenant, sweep)).finally(() => {
       this.running.delete(tenantId);
       if (this.rerun.delete(tenantId) && !this.stopping) void this.run(tenantId);
+      if (this.backlog) this.poll();
     });
     this.running.set(tenantId, pass);
     return pass;
   }
 
+  /**
+   * Takes the tenant's hint, sends what is due, and leaves the hint at the next
+   * due row (or deletes it). Never throws: an unreachable tenant's hint is backed
+   * off without holding up the others.
+   */
   private async processTenant(tenantId: string, known: TenantEntity | undefined, sweep: boolean): Promise<void> {
     if (this.stopping) return;
+    let seen: HintVersion = undefined;
+    try {
+      seen = await this.pending.take(tenantId, LEASE_MS);
+    } catch (err) {
+      // The main database: the outbox may still be reachable; the hint stays as it is and is looked at again.
+      this.logger.warn(`Outbox hint of tenant ${tenantId} unreadable (${describeDeliveryError(err)})`);
+    }
+    let next: NextLook | null;
     try {
       const tenant = known ?? (await this.directory.tenantById(tenantId));
-      if (!tenant) {
-        // Not (or no longer) in the directory; the sweep finds it if it appears.
-        this.watched.delete(tenantId);
-        return;
-      }
+      // Not (or no longer) in the directory: its hint went with it.
+      if (!tenant) return;
       const db = await this.connections.db(tenant);
       await this.drain(db);
       if (sweep) await this.outbox.purgeSent(db, SENT_RETENTION_DAYS);
-      const dueInMs = await this.outbox.nextDueInMs(db);
-      if (dueInMs === null) this.watched.delete(tenantId);
-      else this.watched.set(tenantId, { at: Date.now() + Math.max(0, dueInMs), failures: 0 });
+      const dueAt = await this.outbox.nextDueAt(db);
+      next = dueAt === null ? null : { at: dueAt };
+      this.unreachable.delete(tenantId);
     } catch (err) {
-      const watch = this.watched.get(tenantId);
-      if (sweep && !watch) {
+      if (sweep && !seen) {
         // Not known to hold mail: the next sweep looks again.
         this.logger.warn(`Outbox of tenant ${tenantId} unreachable (${describeDeliveryError(err)}); next look at the next sweep`);
         return;
       }
-      const failures = (watch?.failures ?? 0) + 1;
+      const failures = (this.unreachable.get(tenantId) ?? 0) + 1;
+      this.unreachable.set(tenantId, failures);
       const delay = this.backoff(failures);
-      this.watched.set(tenantId, { at: Date.now() + delay, failures });
-      this.logger.warn(`Outbox of tenant ${tenantId} unreachable (${describeDeliveryError(err)}); next look in ${delay} ms`);
+      next = { inMs: delay };
+      const when = seen === undefined ? '' : `; next look in ${delay} ms`;
+      this.logger.warn(`Outbox of tenant ${tenantId} unreachable (${describeDeliveryError(err)})${when}`);
+    }
+    if (seen === undefined) return;
+    try {
+      await this.pending.settle(tenantId, seen, next);
+    } catch (err) {
+      // The hint stays taken (due again when the take's lease ends).
+      this.logger.warn(`Outbox hint of tenant ${tenantId} not updated (${describeDeliveryError(err)})`);
     }
   }
 
