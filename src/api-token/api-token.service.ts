@@ -5,6 +5,7 @@ import { ApiTokenPrincipal, Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { newRoutedId, tenantOfRoutedId } from '../common/tenancy/routed-id';
+import { isUuid } from '../common/wire/wire';
 import { TenantConnections } from '../common/tenancy/tenant-connections';
 import { SectorRoute, TenantDirectory } from '../common/tenancy/tenant-directory';
 import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse } from './dto/api-token.dto';
@@ -56,8 +57,7 @@ export class ApiTokenService {
 
   async revoke(sector: SectorRoute, id: string): Promise<RevokeApiTokenResponse> {
     const db = await this.connections.db(sector.tenant);
-    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
-    if (!isUuid || !(await this.tokens.delete(db, sector.sectorId, id))) {
+    if (!isUuid(id) || !(await this.tokens.delete(db, sector.sectorId, id))) {
       throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
     }
     this.touched.delete(id);

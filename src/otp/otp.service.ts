@@ -7,6 +7,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { TenantConnections } from '../common/tenancy/tenant-connections';
 import { TenantDb } from '../common/tenancy/tenant-db';
+import { isUuid } from '../common/wire/wire';
 import { SectorRoute } from '../common/tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { OTP_DEFAULTS, OTP_SMS_DEFAULT } from '../mail/default-templates';
@@ -113,9 +114,8 @@ export class OtpService {
     if (!row.codeMac || !row.codeExpiresAt || row.codeExpiresAt.getTime() <= Date.now() || row.codeAttemptsLeft <= 0) {
       throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No valid code is pending for this factor; request a new one.');
     }
-    const mac = this.box.mac(OTP_CODE_MAC, codeMacInput(row.id, code));
     if (this.box.macEquals(OTP_CODE_MAC, codeMacInput(row.id, code), row.codeMac)) {
-      if (await this.otp.markVerified(db, row.id, mac)) return { registrationID: row.id };
+      if (await this.otp.markVerified(db, row.id, row.codeMac)) return { registrationID: row.id };
       // A concurrent request with the same code got there first.
       throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor was verified meanwhile.');
     }
@@ -207,7 +207,7 @@ export class OtpService {
   }
 
   private async requireRegistration(db: TenantDb, userId: string, id: string): Promise<OtpRegistrationEntity> {
-    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.otp.findForUser(db, userId, id) : null;
+    const row = isUuid(id) ? await this.otp.findForUser(db, userId, id) : null;
     if (!row) throw DomainError.notFound(Reason.OTP_REGISTRATION_NOT_FOUND, 'No such OTP registration for this user.');
     return row;
   }
