@@ -1,7 +1,9 @@
 /**
- * Attempt throttling of password sign-in (CONVENTIONS §2 RESOURCE_EXHAUSTED):
- * per account (login as typed) and per client address, counters in the main
- * database shared by every instance, growing delays rather than a lock. Client
+ * Attempt throttling of password sign-in (RESOURCE_EXHAUSTED / TOO_MANY_ATTEMPTS):
+ * per account (the user's id, or the login when it names nobody) and per client
+ * address, counters in the main database shared by every instance, growing delays
+ * rather than a lock. With an allowance of N, N wrong attempts may be made back to
+ * back and the N-th starts the first delay (2 s). Client
  * addresses vary through X-Forwarded-For (TRUST_PROXY on). Small allowances keep
  * the waits to a few seconds; each test uses its own addresses and accounts.
  */
@@ -59,12 +61,17 @@ describe('throttling of password attempts', () => {
   const login = (app: TestApp, address: string, username: string, password: string): Promise<Res> =>
     app.http().post('/api/v1/login/password').set('X-Forwarded-For', address).send({ username, password, sectorID: sector });
 
+  const subs = new Map<string, string>();
+
   /** Creates a user (username = email) in the tenant's default sector and returns the login. */
   async function newUser(label: string): Promise<string> {
     const email = `${label}-${randomBytes(4).toString('hex')}@throttle.test`;
-    await createUser(t, tenant.adminToken, sector, { email, password: PASSWORD });
+    subs.set(email, await createUser(t, tenant.adminToken, sector, { email, password: PASSWORD }));
     return email;
   }
+
+  /** The account counter's key of a user: counted by the user's id, whatever login named it. */
+  const accountKeyOf = (login: string) => `password:acct:${tenant.tenantID}:${sector}:id:${subs.get(login)}`;
 
   /** `n` wrong passwords, each answered as a wrong password (nothing blocked yet). */
   async function fail(app: TestApp, address: string, username: string, n: number): Promise<void> {
@@ -86,8 +93,8 @@ describe('throttling of password attempts', () => {
     const bob = await newUser('bob');
     const attacker = newAddress();
 
-    // The allowance, then the failure that starts the first delay (2 s = base·2^1): still answered as a wrong password.
-    await fail(t, attacker, alice, ACCOUNT_FREE + 1);
+    // The allowance, whose last failure starts the first delay (2 s = base·2^1): each answered as a wrong password.
+    await fail(t, attacker, alice, ACCOUNT_FREE);
     const bcrypt = jest.spyOn(t.app.get(PasswordHasher), 'verifyOrWaste');
     try {
       const first = await login(t, attacker, alice, WRONG);
@@ -124,7 +131,7 @@ describe('throttling of password attempts', () => {
     };
     const forReal = await outcomes(real);
     const forUnknown = await outcomes(unknown);
-    expect(forReal).toEqual({ statuses: [401, 401, 401, 401, 429], retryDelay: 2 });
+    expect(forReal).toEqual({ statuses: [401, 401, 401, 429, 429], retryDelay: 2 });
     expect(forUnknown).toEqual(forReal);
   });
 
@@ -132,7 +139,7 @@ describe('throttling of password attempts', () => {
     const victim = await newUser('victim');
     const sprayer = newAddress();
     // One wrong password for each of many accounts: no account reaches its allowance, the address does.
-    for (let i = 0; i < ADDRESS_FREE + 1; i++) {
+    for (let i = 0; i < ADDRESS_FREE; i++) {
       expectWrongPassword(await login(t, sprayer, `spray-${i}-${randomBytes(3).toString('hex')}@throttle.test`, WRONG));
     }
     expectThrottled(await login(t, sprayer, `spray-next@throttle.test`, WRONG));
@@ -146,7 +153,7 @@ describe('throttling of password attempts', () => {
     const other = await startTestApp({ databaseName: t.databaseName, env: ENV });
     try {
       // Failures alternate between the two instances and from different addresses: only the shared account count can block.
-      await fail(t, newAddress(), carol, 2);
+      await fail(t, newAddress(), carol, 1);
       await fail(other, newAddress(), carol, 2);
       expectThrottled(await login(t, newAddress(), carol, PASSWORD));
       expectThrottled(await login(other, newAddress(), carol, PASSWORD));
@@ -157,7 +164,7 @@ describe('throttling of password attempts', () => {
 
   it('delays grow: the next failure after a block blocks for longer', async () => {
     const dave = await newUser('dave');
-    await fail(t, newAddress(), dave, ACCOUNT_FREE + 1);
+    await fail(t, newAddress(), dave, ACCOUNT_FREE);
     const firstDelay = expectThrottled(await login(t, newAddress(), dave, WRONG));
     expect(firstDelay).toBe(2);
     await sleep(firstDelay * 1000 + 100);
@@ -168,18 +175,17 @@ describe('throttling of password attempts', () => {
     expect(secondDelay).toBeGreaterThan(firstDelay);
   });
 
-  it('concurrent failures are all counted (one atomic statement each)', async () => {
+  it('concurrent attempts are reserved atomically: exactly the allowance reaches the check, every one is counted', async () => {
     const frank = await newUser('frank');
-    // Parallel requests may pass the check before the others are counted (so more than the allowance may
-    // be answered 401), but every answered failure is counted: none is lost to a race.
+    // Each attempt is checked and counted in one statement before bcrypt, so a parallel wave cannot pass the check together.
     const results = await Promise.all(Array.from({ length: 8 }, () => login(t, newAddress(), frank, WRONG)));
     const wrong = results.filter((res) => res.status === 401);
     for (const res of wrong) expectWrongPassword(res);
     for (const res of results.filter((r) => r.status !== 401)) expectThrottled(res);
-    expect(wrong.length).toBeGreaterThanOrEqual(ACCOUNT_FREE + 1);
+    expect(wrong.length).toBe(ACCOUNT_FREE);
     const [row] = await t.sql<{ failures: number; blocked: boolean }>(
       `SELECT failures, blocked_until > now() AS blocked FROM throttle_counters WHERE key = $1`,
-      [`password:acct:${tenant.tenantID}:${sector}:${frank}`],
+      [accountKeyOf(frank)],
     );
     expect(row).toEqual({ failures: wrong.length, blocked: true });
     expectThrottled(await login(t, newAddress(), frank, PASSWORD));
@@ -187,8 +193,8 @@ describe('throttling of password attempts', () => {
 
   it('failures a window old no longer count, and idle rows are cleaned up', async () => {
     const grace = await newUser('grace');
-    const key = `password:acct:${tenant.tenantID}:${sector}:${grace}`;
-    await fail(t, newAddress(), grace, ACCOUNT_FREE + 1);
+    const key = accountKeyOf(grace);
+    await fail(t, newAddress(), grace, ACCOUNT_FREE);
     expectThrottled(await login(t, newAddress(), grace, PASSWORD));
     // Move the last failure and the block more than a window (600 s) into the past.
     await t.sql(`UPDATE throttle_counters SET last_failure_at = now() - interval '11 minutes', blocked_until = now() - interval '601 seconds' WHERE key = $1`, [key]);
@@ -214,17 +220,18 @@ describe('throttling of password attempts', () => {
   it('a successful sign-in resets the account counter but not the address counter', async () => {
     const erin = await newUser('erin');
     const address = newAddress();
-    await fail(t, address, erin, ACCOUNT_FREE);
+    await fail(t, address, erin, ACCOUNT_FREE - 1);
     expectSignedIn(await login(t, address, erin, PASSWORD));
     // Without the reset the next wrong password would start a delay and the one after would be refused.
-    await fail(t, address, erin, ACCOUNT_FREE);
+    await fail(t, address, erin, ACCOUNT_FREE - 1);
     expectSignedIn(await login(t, address, erin, PASSWORD));
 
+    // The address keeps its failures; the successes were given back.
     const rows = await t.sql<{ key: string; failures: number }>(
       `SELECT key, failures FROM throttle_counters WHERE key = $1 OR key = $2 ORDER BY key`,
-      [`password:acct:${tenant.tenantID}:${sector}:${erin.toLowerCase()}`, `password:ip:${address}`],
+      [accountKeyOf(erin), `password:ip:${address}`],
     );
-    expect(rows).toEqual([{ key: `password:ip:${address}`, failures: 2 * ACCOUNT_FREE }]);
+    expect(rows).toEqual([{ key: `password:ip:${address}`, failures: 2 * (ACCOUNT_FREE - 1) }]);
   });
 
   it('throttles one-time-code attempts too (per account), with RetryInfo', async () => {
@@ -245,8 +252,8 @@ describe('throttling of password attempts', () => {
     expect(started.body).toMatchObject({ status: 'MFA_REQUIRED', challengeType: 'OTP' });
     const wrongCode = async () =>
       t.http().post('/api/v1/login/otp').set('X-Forwarded-For', address).send({ transactionID: started.body.transactionID, password: '000000', sectorID: sector });
-    // The allowance and the failure that starts the first delay are answered as wrong codes…
-    for (let i = 0; i < ACCOUNT_FREE + 1; i++) expect((await wrongCode()).body.details[0].reason).toBe('INVALID_CODE');
+    // The allowance, whose last failure starts the first delay, is answered as wrong codes…
+    for (let i = 0; i < ACCOUNT_FREE; i++) expect((await wrongCode()).body.details[0].reason).toBe('INVALID_CODE');
     // …then the account's code attempts are refused before any check.
     const refused = await wrongCode();
     expect(expectThrottled(refused)).toBeGreaterThan(0);

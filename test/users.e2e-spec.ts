@@ -817,19 +817,29 @@ describe('users (create, get, update, delete)', () => {
       [member, otherMember] = await Promise.all([makeUser(T.adminToken, S), makeUser(T.adminToken, other)]);
     });
 
-    it('creates, lists, reads, updates and deletes users of its sector', async () => {
+    it('creates, lists, reads, updates and deletes non-admin users of its sector', async () => {
       const email = uniqueEmail('by-api');
-      const created = await createUser(apiToken, S, { email, password: 'valid-password', isAdmin: true });
+      const created = await createUser(apiToken, S, { email, password: 'valid-password' });
       expect({ status: created.status, body: created.body }).toEqual({ status: 200, body: zeroProfile(created.body.sub, email) });
       const list = await listUsers(apiToken, S, { pageSize: '100' });
       expect(list.status).toBe(200);
       expect(list.body.users.map((u: { sub: string }) => u.sub).sort()).toEqual([member.sub, created.body.sub].sort());
       const read = await getUser(apiToken, member.sub);
       expect({ status: read.status, sub: read.body.sub }).toEqual({ status: 200, sub: member.sub });
-      const put = await putUser(apiToken, member.sub, { profile: { name: 'by api', emailVerified: true } });
+      const put = await putUser(apiToken, member.sub, { profile: { name: 'by api' } });
       expect({ status: put.status, body: put.body }).toEqual({ status: 200, body: { sub: member.sub, username: member.email, sectorID: S } });
-      expect((await getUser(apiToken, member.sub)).body).toEqual(expect.objectContaining({ name: 'by api', emailVerified: true }));
+      expect((await getUser(apiToken, member.sub)).body).toEqual(expect.objectContaining({ name: 'by api', emailVerified: false }));
       expect((await deleteUser(apiToken, created.body.sub)).status).toBe(200);
+    });
+
+    it('never creates an admin, grants admin or marks a field verified: what it makes never exceeds the token', async () => {
+      const email = uniqueEmail('escalate');
+      expectWireError(await createUser(apiToken, S, { email, password: 'valid-password', isAdmin: true }), 403, 7, 'ADMIN_REQUIRED_TO_GRANT_ADMIN');
+      expectWireError(await createUser(apiToken, S, { email, profile: { emailVerified: true } }), 403, 7, 'FIELD_NOT_WRITABLE');
+      expect((await listUsers(T.adminToken, S, { filterEmail: email })).body.users).toEqual([]);
+      expectWireError(await putUser(apiToken, member.sub, { setAdminExplicitly: true, isAdmin: true }), 403, 7, 'ADMIN_REQUIRED_TO_GRANT_ADMIN');
+      expectWireError(await putUser(apiToken, member.sub, { profile: { emailVerified: true } }), 403, 7, 'FIELD_NOT_WRITABLE');
+      expect((await getUser(T.adminToken, member.sub)).body.emailVerified).toBe(false);
     });
 
     it('gets 403 for another sector of the same tenant', async () => {

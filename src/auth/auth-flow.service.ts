@@ -16,12 +16,14 @@ import { UserRepository } from '../user/user.repository';
 import { Factor, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
+import { TransactionJanitor } from './transaction-janitor';
 import { AcceptInviteDto, AuthResultResponse, PasswordLoginDto } from './dto/auth.dto';
 import { OtpRepository } from '../otp/otp.repository';
 import { hashSecretToken } from '../common/crypto/secret-box';
 import { tenantOfRoutedId } from '../common/tenancy/routed-id';
 import { passwordViolation } from '../user/password-policy';
 import { ThrottleService, ThrottleSubject } from '../throttle/throttle.service';
+import { accountRef } from '../throttle/throttle-policy';
 
 /** Everything one step of a sign-in works on. */
 export interface StepContext {
@@ -29,8 +31,6 @@ export interface StepContext {
   db: TenantDb;
   settings: SectorSettingsEntity;
 }
-
-const PURGE_PROBABILITY = 0.01;
 
 /**
  * The authentication transaction engine, with the password and invitation steps.
@@ -52,6 +52,7 @@ export class AuthFlowService {
     private readonly tokens: AccessTokenService,
     private readonly throttle: ThrottleService,
     private readonly otpRegistrations: OtpRepository,
+    private readonly janitor: TransactionJanitor,
   ) {}
 
   /** Operation 11: verify a password, starting or continuing a transaction. */
@@ -67,21 +68,12 @@ export class AuthFlowService {
     if (existing && user && dto.username && !this.matchesLogin(user, dto.username)) {
       throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction belongs to another user.');
     }
-    // Throttled by the login as typed (unknown users like real ones), before any bcrypt work.
-    const attempt: ThrottleSubject = {
-      tenantId: ctx.route.tenant.id,
-      sectorId: ctx.route.sectorId,
-      login: existing?.userId ? (user?.username ?? existing.userId) : (dto.username ?? ''),
-      clientIp,
-    };
-    await this.throttle.assertAllowed(attempt, 'password');
+    // Reserved against the account (its id, or the login when it names nobody) and the address before any bcrypt work.
+    const reservation = await this.throttle.reserve(this.throttleSubject(ctx, user, dto.username ?? existing?.id ?? '', clientIp), 'password');
     const tooLong = Buffer.byteLength(dto.password, 'utf8') > PASSWORD_MAX_BYTES;
     const ok = await this.hasher.verifyOrWaste(dto.password, tooLong ? null : user?.passwordHash);
-    if (!user || !ok) {
-      await this.throttle.recordFailure(attempt, 'password');
-      throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The username or password is incorrect.');
-    }
-    await this.throttle.recordSuccess(attempt, 'password');
+    if (!user || !ok) throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The username or password is incorrect.');
+    await reservation.succeeded();
 
     return this.recordFactor(ctx, user, existing, 'PASSWORD', clientIp);
   }
@@ -120,6 +112,11 @@ export class AuthFlowService {
     const settings = await this.settingsRepo.find(db, route.sectorId);
     if (!settings) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     return { route, db, settings };
+  }
+
+  /** What the throttle counts a guess against: the user when known, else the login as typed. */
+  throttleSubject(ctx: StepContext, user: { id: string } | null | undefined, login: string, clientIp: string): ThrottleSubject {
+    return { tenantId: ctx.route.tenant.id, sectorId: ctx.route.sectorId, account: accountRef(user?.id, login), clientIp };
   }
 
   /** Does `login` name this user (username or email, case-insensitive)? */
@@ -175,7 +172,7 @@ export class AuthFlowService {
     } else {
       transactionId = newRoutedId(ctx.route.tenant.id);
       await this.transactions.insert(ctx.db, this.newTransaction(ctx, user, transactionId, factors, status, next.challengeType, clientIp));
-      if (Math.random() < PURGE_PROBABILITY) void this.transactions.purgeExpired(ctx.db).catch(() => undefined);
+      this.janitor.noteActivity(ctx.route.tenant);
     }
     if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
     const { token } = await this.tokens.issue({
@@ -185,15 +182,25 @@ export class AuthFlowService {
       userId: user.id,
       username: user.username,
       isAdmin: user.isAdmin,
+      credentialVersion: user.credentialVersion,
       ttlSeconds: Number(ctx.settings.accessTokenDuration),
     });
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token };
   }
 
   /** Starts a pending transaction for a user (null: an unknown one) who has already satisfied `factors`. */
-  async startTransaction(ctx: StepContext, user: UserEntity | null, factors: Factor[], challenge: string, clientIp: string): Promise<AuthTransactionEntity> {
+  async startTransaction(
+    ctx: StepContext,
+    user: UserEntity | null,
+    factors: Factor[],
+    challenge: string,
+    clientIp: string,
+    data: Record<string, unknown> = {},
+  ): Promise<AuthTransactionEntity> {
     const tx = this.newTransaction(ctx, user, newRoutedId(ctx.route.tenant.id), factors, 'PENDING', challenge, clientIp);
+    tx.data = data;
     await this.transactions.insert(ctx.db, tx);
+    this.janitor.noteActivity(ctx.route.tenant);
     return tx;
   }
 

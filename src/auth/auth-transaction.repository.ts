@@ -42,12 +42,34 @@ export class AuthTransactionRepository {
 
   /** Sets the pending one-time challenge (`data.otp`) of a pending transaction. */
   async setPendingOtp(db: TenantDb, id: string, otp: Record<string, unknown>): Promise<boolean> {
-    const result = await db.manager.query(
+    const rows = await db.rows(
       `UPDATE auth_transactions SET data = jsonb_set(data, '{otp}', $2::jsonb), pending_challenge = 'OTP'
        WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
       [id, JSON.stringify(otp)],
     );
-    return (Array.isArray(result[0]) ? result[0] : result).length > 0;
+    return rows.length > 0;
+  }
+
+  /**
+   * Claims one code send for a pending transaction: one conditional UPDATE, so a
+   * transaction gets at most one code per cooldown. Answers 0 when claimed, else
+   * the seconds to wait.
+   */
+  async claimCodeSend(db: TenantDb, id: string, cooldownSeconds: number): Promise<number> {
+    const claimed = await db.rows(
+      `UPDATE auth_transactions SET data = jsonb_set(data, '{codeSentAt}', to_jsonb(now()))
+       WHERE id = $1 AND status = 'PENDING' AND expires_at > now()
+         AND (data->>'codeSentAt' IS NULL OR (data->>'codeSentAt')::timestamptz <= now() - make_interval(secs => $2))
+       RETURNING id`,
+      [id, cooldownSeconds],
+    );
+    if (claimed.length > 0) return 0;
+    const [row] = await db.rows<{ wait: number }>(
+      `SELECT extract(epoch FROM (data->>'codeSentAt')::timestamptz + make_interval(secs => $2) - now())::float8 AS wait
+         FROM auth_transactions WHERE id = $1`,
+      [id, cooldownSeconds],
+    );
+    return Math.max(1, Number(row?.wait ?? cooldownSeconds));
   }
 
   /**
@@ -55,18 +77,22 @@ export class AuthTransactionRepository {
    * Returns the attempts left, or -1 when none was left to use.
    */
   async spendAttempt(db: TenantDb, id: string): Promise<number> {
-    const result = await db.manager.query(
+    const [row] = await db.rows<{ attempts_left: number }>(
       `UPDATE auth_transactions SET attempts_left = attempts_left - 1,
          status = CASE WHEN attempts_left <= 1 THEN 'FAILED' ELSE status END
        WHERE id = $1 AND status = 'PENDING' AND attempts_left > 0 RETURNING attempts_left`,
       [id],
     );
-    const row = (Array.isArray(result[0]) ? result[0] : result)[0] as { attempts_left: number } | undefined;
     return row ? row.attempts_left : -1;
   }
 
-  /** Removes transactions that expired more than a day ago (they no longer prove anything). */
-  async purgeExpired(db: TenantDb): Promise<void> {
-    await db.manager.query(`DELETE FROM auth_transactions WHERE expires_at < now() - interval '1 day'`);
+  /**
+   * Removes transactions that expired over an hour ago: they can no longer be
+   * continued, and a completed one proves self-access for 15 minutes after its
+   * completion, which comes before its expiry. Answers how many went.
+   */
+  async purgeExpired(db: TenantDb): Promise<number> {
+    const rows = await db.rows(`DELETE FROM auth_transactions WHERE expires_at < now() - interval '1 hour' RETURNING id`);
+    return rows.length;
   }
 }

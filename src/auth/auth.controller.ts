@@ -69,8 +69,8 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Mail an enrollment code for a transaction left at MFA_ENROLLMENT_REQUIRED' })
   @ApiOkResponse({ type: AuthResultResponse })
-  signupMfaBegin(@Body() body: SignupMfaBeginDto): Promise<AuthResultResponse> {
-    return this.signups.mfaBegin(body);
+  signupMfaBegin(@Body() body: SignupMfaBeginDto, @ClientIp() ip: string): Promise<AuthResultResponse> {
+    return this.signups.mfaBegin(body, ip);
   }
 
   @Public()

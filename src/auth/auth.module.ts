@@ -10,12 +10,13 @@ import { AuthTransactionRepository } from './auth-transaction.repository';
 import { AuthController } from './auth.controller';
 import { OtpLoginService } from './otp-login.service';
 import { SignupService } from './signup.service';
+import { TransactionJanitor } from './transaction-janitor';
 
 /** Sign-in flows: authentication transactions and their steps. */
 @Module({
   imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule],
   controllers: [AuthController],
-  providers: [AuthFlowService, AuthTransactionRepository, SignupService, OtpLoginService],
+  providers: [AuthFlowService, AuthTransactionRepository, SignupService, OtpLoginService, TransactionJanitor],
   exports: [AuthFlowService, AuthTransactionRepository],
 })
 export class AuthModule {}

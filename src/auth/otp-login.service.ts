@@ -7,7 +7,7 @@ import { MailService } from '../mail/mail.service';
 import { codeMacInput, newOtpCode, OTP_CODE_MAC } from '../otp/otp-codes';
 import { OtpRepository } from '../otp/otp.repository';
 import { OtpService } from '../otp/otp.service';
-import { ThrottleService, ThrottleSubject } from '../throttle/throttle.service';
+import { ThrottleService } from '../throttle/throttle.service';
 import { UserRepository } from '../user/user.repository';
 import { AuthFlowService } from './auth-flow.service';
 import { AuthTransactionRepository } from './auth-transaction.repository';
@@ -30,9 +30,15 @@ export class OtpLoginService {
 
   /**
    * Operation 12: sends a code to the chosen (or primary) verified registration
-   * and records it on the transaction; a TOTP registration sends nothing. A new
-   * flow for an unknown user (or one without a factor) answers the same way and
-   * sends nothing, so the endpoint does not reveal who exists.
+   * and records it on the transaction; a TOTP registration sends nothing.
+   *
+   * A flow that has no factor yet (started here by username alone) costs the
+   * account's owner nothing: its answers do not depend on whether the user or a
+   * factor exists, it gets one code per cooldown like any transaction, new such
+   * flows are counted per client address, and a factor receives at most
+   * OTP_ANONYMOUS_SENDS_PER_HOUR unanswered codes from such flows (past that it
+   * answers the same and sends nothing). A flow past its first factor (the
+   * owner's own) is exempt from that cap.
    */
   async otpBegin(dto: OtpBeginDto, clientIp: string): Promise<OtpBeginResponse> {
     const ctx = await this.flows.context(dto.sectorID);
@@ -46,30 +52,35 @@ export class OtpLoginService {
     if (existing && user && dto.username && !this.flows.matchesLogin(user, dto.username)) {
       throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction belongs to another user.');
     }
+    const anonymous = !existing || existing.factors.length === 0;
     let tx = existing;
-    if (!tx) {
-      tx = await this.flows.startTransaction(ctx, user, [], 'OTP', clientIp);
+    if (tx) {
+      // One code per transaction per cooldown, for known and unknown users alike.
+      const wait = await this.transactions.claimCodeSend(ctx.db, tx.id, this.config.otpResendCooldownSeconds);
+      if (wait > 0) throw this.otp.cooldownError(wait);
+    } else {
+      await this.throttle.count({ clientIp }, 'flow');
+      tx = await this.flows.startTransaction(ctx, user, [], 'OTP', clientIp, { codeSentAt: new Date().toISOString() });
     }
+    const answer = { transactionID: tx.id };
     const registrations = user ? (await this.otpRegistrations.listForUser(ctx.db, user.id)).filter((r) => r.verifiedAt) : [];
     const chosen = dto.registrationID ? registrations.find((r) => r.id === dto.registrationID) : registrations[0];
     if (!user || !chosen) {
-      if (!existing) return { transactionID: tx.id };
+      if (anonymous) return answer;
       if (dto.registrationID) throw DomainError.notFound(Reason.OTP_REGISTRATION_NOT_FOUND, 'No such verified OTP registration for this user.');
       throw DomainError.failedPrecondition(Reason.NO_OTP_REGISTRATION, 'The user has no verified one-time-code factor.');
     }
     if (chosen.type === 'totp') {
       await this.transactions.setPendingOtp(ctx.db, tx.id, { registrationId: chosen.id });
-      return { transactionID: tx.id };
+      return answer;
     }
-    // One code per registration per cooldown, whatever the transaction. A new flow
-    // started by username alone answers like any other (no enumeration) and sends nothing.
-    if (!(await this.otp.trySend(ctx.db, chosen.id, existing !== undefined))) return { transactionID: tx.id };
+    if (anonymous && !(await this.otpRegistrations.claimAnonymousSend(ctx.db, chosen.id, this.config.otpAnonymousSendsPerHour))) return answer;
     const code = newOtpCode();
     const pending = {
       registrationId: chosen.id,
       codeMac: this.box.mac(OTP_CODE_MAC, codeMacInput(tx.id, code)),
       expiresAt: new Date(Date.now() + this.config.otpCodeTtlSeconds * 1000).toISOString(),
-      sentAt: new Date().toISOString(),
+      anonymous,
     };
     const transactionId = tx.id;
     await ctx.db.transaction(async (t) => {
@@ -79,7 +90,7 @@ export class OtpLoginService {
       await this.otp.enqueueCode(t, ctx.route, chosen, code, { email: user.email, username: user.username });
     });
     this.mail.kick(ctx.route.tenant.id);
-    return { transactionID: transactionId };
+    return answer;
   }
 
   /**
@@ -105,21 +116,16 @@ export class OtpLoginService {
     }
     if (!tx) {
       // A TOTP code as the first step of a new flow.
+      await this.throttle.count({ clientIp }, 'flow');
       tx = await this.flows.startTransaction(ctx, user, [], 'OTP', clientIp);
     }
-    const attempt: ThrottleSubject = {
-      tenantId: ctx.route.tenant.id,
-      sectorId: ctx.route.sectorId,
-      login: user?.username ?? dto.username ?? tx.id,
-      clientIp,
-    };
-    await this.throttle.assertAllowed(attempt, 'code');
-    const pending = (tx.data?.otp ?? {}) as { registrationId?: string; codeMac?: string; expiresAt?: string };
+    const pending = (tx.data?.otp ?? {}) as { registrationId?: string; codeMac?: string; expiresAt?: string; anonymous?: boolean };
+    if (user && pending.codeMac && (!pending.expiresAt || Date.parse(pending.expiresAt) <= Date.now())) {
+      throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'The code has expired; ask for a new one.');
+    }
+    const reservation = await this.throttle.reserve(this.flows.throttleSubject(ctx, user, dto.username ?? tx.id, clientIp), 'code');
     let accepted = false;
     if (user && pending.codeMac) {
-      if (!pending.expiresAt || Date.parse(pending.expiresAt) <= Date.now()) {
-        throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'The code has expired; ask for a new one.');
-      }
       accepted = this.box.macEquals(OTP_CODE_MAC, codeMacInput(tx.id, code), pending.codeMac);
     } else if (user) {
       const totps = (await this.otpRegistrations.listForUser(ctx.db, user.id)).filter(
@@ -128,12 +134,14 @@ export class OtpLoginService {
       for (const r of totps) if (!accepted) accepted = await this.otp.acceptTotp(ctx.db, r, code);
     }
     if (!accepted || !user) {
-      await this.throttle.recordFailure(attempt, 'code');
       const left = await this.transactions.spendAttempt(ctx.db, tx.id);
       if (left < 0) throw DomainError.failedPrecondition(Reason.TRANSACTION_FAILED, 'The authentication transaction failed (too many wrong codes); start again.');
       throw this.otp.invalidCode(left);
     }
-    await this.throttle.recordSuccess(attempt, 'code');
-    return this.flows.recordFactor(ctx, user, tx, 'OTP', clientIp, pending.codeMac);
+    await reservation.succeeded();
+    const result = await this.flows.recordFactor(ctx, user, tx, 'OTP', clientIp, pending.codeMac);
+    // An answered code is no abuse: it gives its send back to the factor's hourly cap.
+    if (pending.anonymous && pending.registrationId) await this.otpRegistrations.refundAnonymousSend(ctx.db, pending.registrationId);
+    return result;
   }
 }

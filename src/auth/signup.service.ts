@@ -37,16 +37,18 @@ export class SignupService {
     if (!ctx.settings.selfSignUpAllowed) {
       throw DomainError.permissionDenied('Self sign-up is not allowed in this sector.', Reason.SIGNUP_NOT_ALLOWED);
     }
+    // Every signup costs a password hash: counted per address before any work.
+    await this.throttle.count({ clientIp }, 'signup');
     const user = await this.userService.signUp(ctx.route, dto);
     if (!ctx.settings.mfaRequired) return this.flows.recordFactor(ctx, user, undefined, 'PASSWORD', clientIp);
     const tx = await this.flows.startTransaction(ctx, user, ['PASSWORD'], ENROLLMENT, clientIp);
-    await this.sendCode(ctx, user);
+    await this.sendCode(ctx, user, clientIp);
     return { transactionID: tx.id, status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT };
   }
 
-  async mfaBegin(dto: SignupMfaBeginDto): Promise<AuthResultResponse> {
+  async mfaBegin(dto: SignupMfaBeginDto, clientIp: string): Promise<AuthResultResponse> {
     const { ctx, tx, user } = await this.enrollmentTransaction(dto.sectorID, dto.transactionId, dto.email);
-    await this.sendCode(ctx, user);
+    await this.sendCode(ctx, user, clientIp);
     return { transactionID: tx.id, status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT };
   }
 
@@ -54,20 +56,18 @@ export class SignupService {
     const { ctx, tx, user } = await this.enrollmentTransaction(dto.sectorID, dto.transactionId, dto.email);
     const registration = await this.otpRegistrations.findByDestination(ctx.db, user.id, 'email', user.email);
     if (!registration) throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No code was sent for this enrollment; begin it first.');
-    const attempt = { tenantId: ctx.route.tenant.id, sectorId: ctx.route.sectorId, login: user.username, clientIp };
-    await this.throttle.assertAllowed(attempt, 'code');
+    const reservation = await this.throttle.reserve(this.flows.throttleSubject(ctx, user, user.username, clientIp), 'code');
     try {
       await this.otp.verify(this.targetOf(ctx, user), registration.id, dto.code);
     } catch (err) {
-      // A wrong code also uses up one of the transaction's attempts (CONVENTIONS §4: at most 5 wrong
+      // A wrong code also uses up one of the transaction's attempts (at most 5 wrong
       // tries before the transaction is dead), so a resent code does not bring new guesses.
       if (!(err instanceof DomainError) || err.reason !== Reason.INVALID_CODE) throw err;
-      await this.throttle.recordFailure(attempt, 'code');
       const left = await this.transactions.spendAttempt(ctx.db, tx.id);
       if (left < 0) throw DomainError.failedPrecondition(Reason.TRANSACTION_FAILED, 'The authentication transaction failed (too many wrong codes); start again.');
       throw this.otp.invalidCode(left);
     }
-    await this.throttle.recordSuccess(attempt, 'code');
+    await reservation.succeeded();
     await this.users.update(ctx.db, user.id, { emailVerified: true });
     const result = await this.flows.recordFactor(ctx, user, tx, 'OTP', clientIp);
     if (!result.token) throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction needs a further step.');
@@ -85,8 +85,8 @@ export class SignupService {
     return { ctx, tx, user };
   }
 
-  private async sendCode(ctx: StepContext, user: UserEntity): Promise<void> {
-    await this.otp.create(this.targetOf(ctx, user), { type: 'email', destination: user.email });
+  private async sendCode(ctx: StepContext, user: UserEntity, clientIp: string): Promise<void> {
+    await this.otp.create(this.targetOf(ctx, user), { type: 'email', destination: user.email }, clientIp);
   }
 
   private targetOf(ctx: StepContext, user: UserEntity) {

@@ -41,12 +41,22 @@ export interface AppConfig {
   otpCodeTtlSeconds: number;
   otpMaxAttempts: number;
   otpResendCooldownSeconds: number;
-  /** Failed password/code attempts: free allowance per account and per address, then doubling delays up to the cap; failures count for the window. */
+  /** Codes a factor receives per hour from sign-ins that have no factor yet (unanswered ones; a used code gives its send back). */
+  otpAnonymousSendsPerHour: number;
+  /** Unverified email/SMS registrations a user may hold at once, and how long one lives unverified. */
+  otpPendingRegistrationsMax: number;
+  otpPendingRegistrationTtlSeconds: number;
+  /** Password/code guesses: allowance per account and per address, then doubling delays up to the cap; attempts count for the window. */
   throttleAccountFreeAttempts: number;
   throttleAddressFreeAttempts: number;
   throttleBaseDelaySeconds: number;
   throttleMaxDelaySeconds: number;
   throttleWindowSeconds: number;
+  /** Rate limits (same delays and window): sign-in flows started without a factor, signups, codes sent to new factor registrations. */
+  throttleFlowAddressFree: number;
+  throttleSignupAddressFree: number;
+  throttleSendUserFree: number;
+  throttleSendAddressFree: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -131,16 +141,20 @@ function masterKey(env: Env, dataDir: string, production: boolean): Pick<AppConf
 }
 
 /** Attempt throttling (src/throttle); the delay cap may not be below the base delay. */
-function throttle(env: Env): Pick<AppConfig, 'throttleAccountFreeAttempts' | 'throttleAddressFreeAttempts' | 'throttleBaseDelaySeconds' | 'throttleMaxDelaySeconds' | 'throttleWindowSeconds'> {
+function throttle(env: Env): Pick<AppConfig, Extract<keyof AppConfig, `throttle${string}`>> {
   const base = int(env, 'THROTTLE_BASE_DELAY_SECONDS', 1, 1, 3600);
   const max = int(env, 'THROTTLE_MAX_DELAY_SECONDS', 900, 1, 86_400);
   if (max < base) throw new ConfigError('THROTTLE_MAX_DELAY_SECONDS', `must be at least THROTTLE_BASE_DELAY_SECONDS (${base}), got ${max}`);
   return {
-    throttleAccountFreeAttempts: int(env, 'THROTTLE_ACCOUNT_FREE_ATTEMPTS', 5, 0, 1000),
-    throttleAddressFreeAttempts: int(env, 'THROTTLE_ADDRESS_FREE_ATTEMPTS', 50, 0, 1_000_000),
+    throttleAccountFreeAttempts: int(env, 'THROTTLE_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1000),
+    throttleAddressFreeAttempts: int(env, 'THROTTLE_ADDRESS_FREE_ATTEMPTS', 50, 1, 1_000_000),
     throttleBaseDelaySeconds: base,
     throttleMaxDelaySeconds: max,
     throttleWindowSeconds: int(env, 'THROTTLE_WINDOW_SECONDS', 900, 1, 86_400),
+    throttleFlowAddressFree: int(env, 'THROTTLE_FLOW_ADDRESS_FREE', 100, 1, 1_000_000),
+    throttleSignupAddressFree: int(env, 'THROTTLE_SIGNUP_ADDRESS_FREE', 20, 1, 1_000_000),
+    throttleSendUserFree: int(env, 'THROTTLE_SEND_USER_FREE', 10, 1, 1_000_000),
+    throttleSendAddressFree: int(env, 'THROTTLE_SEND_ADDRESS_FREE', 30, 1, 1_000_000),
   };
 }
 
@@ -197,6 +211,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     otpCodeTtlSeconds: int(env, 'OTP_CODE_TTL_SECONDS', 600, 1, 86_400),
     otpMaxAttempts: int(env, 'OTP_MAX_ATTEMPTS', 5, 1, 100),
     otpResendCooldownSeconds: int(env, 'OTP_RESEND_COOLDOWN_SECONDS', 30, 0, 3600),
+    otpAnonymousSendsPerHour: int(env, 'OTP_ANONYMOUS_SENDS_PER_HOUR', 5, 0, 10_000),
+    otpPendingRegistrationsMax: int(env, 'OTP_PENDING_REGISTRATIONS_MAX', 3, 1, 100),
+    otpPendingRegistrationTtlSeconds: int(env, 'OTP_PENDING_REGISTRATION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     ...throttle(env),
   };
 }

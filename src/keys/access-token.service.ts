@@ -18,6 +18,8 @@ export interface AccessTokenClaims {
   sectorID: string;
   username: string;
   isAdmin: boolean;
+  /** The user's credential version at issuance: a password change raises it and so revokes the token. Absent means 0. */
+  cv?: number;
 }
 
 export interface IssueTokenInput {
@@ -27,6 +29,7 @@ export interface IssueTokenInput {
   userId: string;
   username: string;
   isAdmin: boolean;
+  credentialVersion: number;
   ttlSeconds: number;
 }
 
@@ -63,6 +66,7 @@ export class AccessTokenService {
       sectorID: input.sectorId,
       username: input.username,
       isAdmin: input.isAdmin,
+      cv: input.credentialVersion,
     };
     await this.keys.noteTokenTtl(input.kid, input.ttlSeconds);
     const token = await this.jwt.signAsync(claims, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });

@@ -21,5 +21,8 @@ export class OtpRegistrationEntity {
   @Column('timestamptz', { name: 'code_expires_at', nullable: true }) codeExpiresAt: Date | null;
   @Column('integer', { name: 'code_attempts_left' }) codeAttemptsLeft: number;
   @Column('timestamptz', { name: 'code_sent_at', nullable: true }) codeSentAt: Date | null;
+  /** Codes sent this hour window to sign-ins that had no factor yet (capped; an answered code gives its send back). */
+  @Column('integer', { name: 'anon_sends' }) anonSends: number;
+  @Column('timestamptz', { name: 'anon_window_start', nullable: true }) anonWindowStart: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetUser, TargetUserRef } from '../common/auth/decorators';
+import { Authenticated, ClientIp, TargetUser, TargetUserRef } from '../common/auth/decorators';
 import { Role } from '../common/auth/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { UserAccessQuery } from '../user/dto/user.dto';
@@ -13,7 +13,7 @@ import {
 } from './dto/otp.dto';
 import { OtpService } from './otp.service';
 
-const OWNER_OR_ADMIN = { role: Role.USER_EDITOR, sectorFrom: 'userParam', transactionProof: true } as const;
+const OWNER_OR_ADMIN = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam', transactionProof: true } as const;
 
 @ApiTags('OTP registrations')
 @ApiBearerAuth()
@@ -35,8 +35,13 @@ export class OtpController {
   @Authenticated(OWNER_OR_ADMIN)
   @ApiOperation({ summary: 'Add a factor: email/sms get a code to confirm; totp returns its secret and otpauth URL once' })
   @ApiOkResponse({ type: CreateOtpRegistrationResponse })
-  create(@TargetUser() target: TargetUserRef, @Body() body: CreateOtpRegistrationDto, @Query() _q: UserAccessQuery): Promise<CreateOtpRegistrationResponse> {
-    return this.otp.create(target, body);
+  create(
+    @TargetUser() target: TargetUserRef,
+    @Body() body: CreateOtpRegistrationDto,
+    @Query() _q: UserAccessQuery,
+    @ClientIp() ip: string,
+  ): Promise<CreateOtpRegistrationResponse> {
+    return this.otp.create(target, body, ip);
   }
 
   @Post(':registrationID/verify')

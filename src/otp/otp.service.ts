@@ -16,6 +16,8 @@ import { MailService } from '../mail/mail.service';
 import { SectorRepository } from '../sector/sector.repository';
 import { SettingsRepository } from '../settings/settings.repository';
 import { UserRepository } from '../user/user.repository';
+import { ThrottleService } from '../throttle/throttle.service';
+import { accountRef } from '../throttle/throttle-policy';
 import {
   CreateOtpRegistrationDto,
   CreateOtpRegistrationResponse,
@@ -52,6 +54,7 @@ export class OtpService {
     private readonly sectors: SectorRepository,
     private readonly mail: MailService,
     private readonly box: SecretBox,
+    private readonly throttle: ThrottleService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListOtpRegistrationsResponse> {
@@ -62,7 +65,13 @@ export class OtpService {
     };
   }
 
-  async create(target: TargetUserRef, dto: CreateOtpRegistrationDto): Promise<CreateOtpRegistrationResponse> {
+  /**
+   * Adds a factor. An email or SMS destination gets a code to confirm it, so every
+   * such call sends a message: sends are counted per user and per client address,
+   * a user holds at most OTP_PENDING_REGISTRATIONS_MAX unverified destinations,
+   * and an unverified one expires after OTP_PENDING_REGISTRATION_TTL_SECONDS.
+   */
+  async create(target: TargetUserRef, dto: CreateOtpRegistrationDto, clientIp: string): Promise<CreateOtpRegistrationResponse> {
     const db = await this.connections.db(target.sector.tenant);
     const user = await this.users.findById(db, target.id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
@@ -77,21 +86,34 @@ export class OtpService {
     const destination = (dto.destination ?? '').trim();
     if (dto.type === 'email' && !EMAIL.test(destination)) throw DomainError.invalidField('destination', 'must be an email address');
     if (dto.type === 'sms' && !E164.test(destination)) throw DomainError.invalidField('destination', 'must be an E.164 number such as +14155550100');
-    let row = await this.otp.findByDestination(db, target.id, dto.type, destination);
-    if (row?.verifiedAt) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
-    if (!row) {
-      row = this.newRow(target.id, dto.type, destination);
-      try {
-        await this.otp.insert(db, row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
-        throw err;
-      }
-    } else {
-      await this.claimSend(db, row.id);
+    const ttl = this.config.otpPendingRegistrationTtlSeconds;
+    await this.otp.purgeStalePending(db, ttl, target.id);
+    const existing = await this.otp.findByDestination(db, target.id, dto.type, destination);
+    if (existing?.verifiedAt) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
+    if (existing) {
+      const wait = await this.otp.claimSend(db, existing.id, this.config.otpResendCooldownSeconds);
+      if (wait > 0) throw this.cooldownError(wait);
     }
-    const registration = row;
+    await this.throttle.count({ tenantId: target.sector.tenant.id, sectorId: target.sectorId, account: accountRef(target.id, ''), clientIp }, 'send');
+    const registration = existing ?? this.newRow(target.id, dto.type, destination);
     await db.transaction(async (tx) => {
+      if (!existing) {
+        if ((await this.otp.lockPendingCount(tx, target.id, ttl)) >= this.config.otpPendingRegistrationsMax) {
+          throw new DomainError(
+            ErrorCode.RESOURCE_EXHAUSTED,
+            Reason.PENDING_REGISTRATIONS_LIMIT,
+            'Too many unconfirmed factors; confirm or remove one before adding another.',
+            { metadata: { limit: String(this.config.otpPendingRegistrationsMax) } },
+          );
+        }
+        registration.codeSentAt = new Date();
+        try {
+          await this.otp.insert(tx, registration);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
+          throw err;
+        }
+      }
       const code = newOtpCode();
       await this.otp.storeCode(tx, registration.id, this.box.mac(OTP_CODE_MAC, codeMacInput(registration.id, code)), this.config.otpCodeTtlSeconds, this.config.otpMaxAttempts);
       await this.enqueueCode(tx, target.sector, registration, code, { email: user.email, username: user.username });
@@ -161,23 +183,8 @@ export class OtpService {
     return step !== undefined && (await this.otp.claimTotpStep(db, registration.id, step));
   }
 
-  /**
-   * Claims one send to a registration (per registration, whatever the transaction),
-   * or refuses with RESEND_COOLDOWN: nobody can make the service mail or text a
-   * user more than once per cooldown.
-   */
-  async claimSend(db: TenantDb, registrationId: string): Promise<void> {
-    await this.trySend(db, registrationId, true);
-  }
-
-  /** claimSend that answers false instead of throwing when `refuseLoudly` is false. */
-  async trySend(db: TenantDb, registrationId: string, refuseLoudly: boolean): Promise<boolean> {
-    const wait = await this.otp.claimSend(db, registrationId, this.config.otpResendCooldownSeconds);
-    if (wait > 0 && refuseLoudly) throw this.cooldownError(wait);
-    return wait === 0;
-  }
-
-  private cooldownError(seconds: number): DomainError {
+  /** RESOURCE_EXHAUSTED / RESEND_COOLDOWN: a code went out moments ago. */
+  cooldownError(seconds: number): DomainError {
     return new DomainError(ErrorCode.RESOURCE_EXHAUSTED, Reason.RESEND_COOLDOWN, 'A code was sent moments ago; wait before asking for another.', {
       retryAfterSeconds: seconds,
     });
@@ -202,6 +209,8 @@ export class OtpService {
       codeExpiresAt: null,
       codeAttemptsLeft: 0,
       codeSentAt: null,
+      anonSends: 0,
+      anonWindowStart: null,
       createdAt: new Date(),
     });
   }

@@ -1,11 +1,17 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
-/** What is being guessed: passwords and one-time codes are counted apart. */
-export type ThrottleKind = 'password' | 'code';
+/**
+ * What is counted. Guesses (passwords, one-time codes) are reserved before they
+ * are checked and released when right; the others are events counted as they
+ * happen: new sign-in flows without a factor, signups, and codes sent to new
+ * factor registrations.
+ */
+export type ThrottleKind = 'password' | 'code' | 'flow' | 'signup' | 'send';
+export type GuessKind = Extract<ThrottleKind, 'password' | 'code'>;
 
 /** The limits of one kind of key (an account or a client address). */
 export interface DelayPolicy {
-  /** Failures allowed within the window before any delay. */
+  /** Attempts counted back to back within the window; the last of them starts the first delay (at least 1). */
   freeAttempts: number;
   /** The first delay is twice this; each further failure doubles it. */
   baseDelaySeconds: number;
@@ -13,24 +19,26 @@ export interface DelayPolicy {
 }
 
 /**
- * How long a key is blocked after its `failures`-th failure: nothing within the
- * free allowance, then base·2^(failures − allowance) seconds, capped.
+ * How long a key is blocked by its `failures`-th counted attempt: nothing before
+ * the allowance, then base·2^(failures − allowance + 1) seconds, capped. So with
+ * an allowance of N, N attempts may be made back to back and the N-th starts the
+ * first delay; a burst of parallel attempts reaches the check N times at most.
  */
 export function blockSeconds(failures: number, policy: DelayPolicy): number {
-  const excess = failures - policy.freeAttempts;
+  const excess = failures - Math.max(1, policy.freeAttempts) + 1;
   if (excess <= 0) return 0;
   // 2^excess overflows to Infinity long before it matters; min() still caps it.
   return Math.min(policy.maxDelaySeconds, policy.baseDelaySeconds * 2 ** Math.min(excess, 1024));
 }
 
 /**
- * The delays for failures allowance+1, allowance+2, … up to and including the
- * first capped one; every later failure uses the last entry. It does not depend
- * on the allowance. The counter's single SQL statement indexes it by
- * `failures − allowance`, so the arithmetic lives here only.
+ * The delays started by attempts allowance, allowance+1, … up to and including
+ * the first capped one; every later attempt uses the last entry. It does not
+ * depend on the allowance. The counter's single SQL statement indexes it by
+ * `failures − allowance + 1`, so the arithmetic lives here only.
  */
 export function delaySchedule(delays: Omit<DelayPolicy, 'freeAttempts'>): number[] {
-  const policy = { ...delays, freeAttempts: 0 };
+  const policy = { ...delays, freeAttempts: 1 };
   const schedule: number[] = [];
   for (let excess = 1; ; excess++) {
     const seconds = blockSeconds(excess, policy);
@@ -39,9 +47,19 @@ export function delaySchedule(delays: Omit<DelayPolicy, 'freeAttempts'>): number
   }
 }
 
-/** Account key: one counter per kind, tenant, sector and login as typed (case-insensitive). */
-export function accountKey(kind: ThrottleKind, tenantId: string, sectorId: string, login: string): string {
-  return `${kind}:acct:${tenantId}:${sectorId}:${login.toLowerCase()}`;
+/**
+ * The account a guess is counted against: the user's id when the login names an
+ * existing user (so the username and the email share one bucket), the
+ * normalised login when it names nobody (so unknown users are throttled exactly
+ * like real ones).
+ */
+export function accountRef(userId: string | null | undefined, login: string): string {
+  return userId ? `id:${userId}` : `login:${login.trim().toLowerCase()}`;
+}
+
+/** Account key: one counter per kind, tenant, sector and account (see accountRef). */
+export function accountKey(kind: ThrottleKind, tenantId: string, sectorId: string, account: string): string {
+  return `${kind}:acct:${tenantId}:${sectorId}:${account}`;
 }
 
 /**

@@ -3,35 +3,45 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { ThrottleRepository } from './throttle.repository';
-import { accountKey, addressKey, delaySchedule, ThrottleKind } from './throttle-policy';
+import { accountKey, addressKey, delaySchedule, GuessKind, ThrottleKind } from './throttle-policy';
 
-/** Who is attempting: the account as typed and the client address. */
+/** Who is attempting: the resolved account (see accountRef) and the client address. */
 export interface ThrottleSubject {
   tenantId: string;
   sectorId: string;
-  /** The login as typed (or the transaction's username), so unknown users count like real ones. */
-  login: string;
+  /** `accountRef(user?.id, login)`: the user's id when known, else the normalised login; empty for address-only kinds. */
+  account: string;
   clientIp: string;
+}
+
+/** A guess counted before it was checked; `succeeded` gives it back when it was right. */
+export interface Reservation {
+  succeeded(): Promise<void>;
 }
 
 interface KeyLimits {
   key: string;
   freeAttempts: number;
+  /** Released by a success (the address); the account is reset instead. */
+  account: boolean;
 }
 
 const PURGE_PROBABILITY = 0.01;
 const PURGE_BATCH = 1000;
 
 /**
- * Slows down guessing of passwords and one-time codes, per account and per client
- * address, with counters shared by every instance. Past a free allowance each
- * failure blocks the key for a delay that doubles up to a cap — never a lock
- * that only an admin could lift — and the delay is the RetryInfo of the refusal.
+ * Slows down guessing and abuse, per account and per client address, with
+ * counters shared by every instance. An attempt is checked and counted in one
+ * statement per key before any work is done for it, so a burst of parallel
+ * attempts reaches the check at most the allowance's number of times. Past the
+ * allowance each attempt blocks the key for a delay that doubles up to a cap —
+ * never a lock that only an admin could lift — and the delay is the RetryInfo of
+ * the refusal.
  */
 @Injectable()
 export class ThrottleService {
   private readonly logger = new Logger('Throttle');
-  /** Delays by failures past the allowance; the same for both kinds of key. */
+  /** Delays by attempts past the allowance; the same for every kind of key. */
   private readonly schedule: number[];
 
   constructor(
@@ -41,37 +51,71 @@ export class ThrottleService {
     this.schedule = delaySchedule({ baseDelaySeconds: config.throttleBaseDelaySeconds, maxDelaySeconds: config.throttleMaxDelaySeconds });
   }
 
-  /** Throws RESOURCE_EXHAUSTED (TOO_MANY_ATTEMPTS, RetryInfo) when the account or the address is currently blocked. */
-  async assertAllowed(subject: ThrottleSubject, kind: ThrottleKind): Promise<void> {
-    const seconds = await this.counters.blockedFor(this.keys(subject, kind).map((k) => k.key));
-    if (seconds > 0) {
-      throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, Reason.TOO_MANY_ATTEMPTS, 'Too many failed attempts; try again later.', {
-        retryAfterSeconds: seconds,
-      });
-    }
+  /**
+   * Reserves one guess (a password or a code) on the account and the address, or
+   * refuses with RESOURCE_EXHAUSTED / TOO_MANY_ATTEMPTS. A wrong guess needs
+   * nothing more: it was counted. A right one calls `succeeded`, which clears the
+   * account's count and gives the address its attempt back (one good login must
+   * not launder a spray, nor count against it).
+   */
+  async reserve(subject: ThrottleSubject, kind: GuessKind): Promise<Reservation> {
+    const keys = this.keys(subject, kind);
+    await this.take(keys, Reason.TOO_MANY_ATTEMPTS, 'Too many failed attempts; try again later.');
+    return {
+      succeeded: async () => {
+        await Promise.all(keys.map((k) => (k.account ? this.counters.reset(k.key) : this.counters.release(k.key, k.freeAttempts))));
+      },
+    };
   }
 
-  /** Counts a failed attempt on the account and on the address. */
-  async recordFailure(subject: ThrottleSubject, kind: ThrottleKind): Promise<void> {
-    await Promise.all(this.keys(subject, kind).map((k) => this.counters.countFailure(k.key, k.freeAttempts, this.schedule, this.config.throttleWindowSeconds)));
+  /**
+   * Counts one event of a rate-limited kind (new sign-in flows without a factor,
+   * signups, codes sent to new factor registrations), or refuses with
+   * RESOURCE_EXHAUSTED / RATE_LIMITED.
+   */
+  async count(subject: Pick<ThrottleSubject, 'clientIp'> & Partial<ThrottleSubject>, kind: Exclude<ThrottleKind, GuessKind>): Promise<void> {
+    const keys = this.keys({ tenantId: '', sectorId: '', account: '', ...subject }, kind);
+    await this.take(keys, Reason.RATE_LIMITED, 'Too many requests; try again later.');
+  }
+
+  private async take(keys: KeyLimits[], reason: string, message: string): Promise<void> {
+    const waits = await Promise.all(keys.map((k) => this.counters.reserve(k.key, k.freeAttempts, this.schedule, this.config.throttleWindowSeconds)));
     if (Math.random() < PURGE_PROBABILITY) {
-      void this.counters.purgeIdle(this.config.throttleWindowSeconds, PURGE_BATCH).catch((err: unknown) => this.logger.warn(`Purging idle counters failed: ${String(err)}`));
+      void this.counters
+        .purgeIdle(this.config.throttleWindowSeconds, PURGE_BATCH)
+        .catch((err: unknown) => this.logger.warn(`Purging idle counters failed: ${String(err)}`));
     }
-  }
-
-  /** A success clears the account's count; the address keeps its count (one good login must not launder a spray). */
-  async recordSuccess(subject: ThrottleSubject, kind: ThrottleKind): Promise<void> {
-    await this.counters.reset(this.accountKey(subject, kind));
-  }
-
-  private accountKey(subject: ThrottleSubject, kind: ThrottleKind): string {
-    return accountKey(kind, subject.tenantId, subject.sectorId, subject.login);
+    const wait = Math.max(...waits);
+    if (wait === 0) return;
+    // Refused: the keys that did count this attempt give it back.
+    await Promise.all(keys.filter((_, i) => waits[i] === 0).map((k) => this.counters.release(k.key, k.freeAttempts)));
+    throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, reason, message, { retryAfterSeconds: wait });
   }
 
   private keys(subject: ThrottleSubject, kind: ThrottleKind): KeyLimits[] {
-    const keys: KeyLimits[] = [{ key: this.accountKey(subject, kind), freeAttempts: this.config.throttleAccountFreeAttempts }];
+    const limits = this.limits(kind);
+    const keys: KeyLimits[] = [];
+    if (limits.account !== undefined && subject.account) {
+      keys.push({ key: accountKey(kind, subject.tenantId, subject.sectorId, subject.account), freeAttempts: limits.account, account: true });
+    }
     const address = addressKey(kind, subject.clientIp);
-    if (address) keys.push({ key: address, freeAttempts: this.config.throttleAddressFreeAttempts });
+    if (address) keys.push({ key: address, freeAttempts: limits.address, account: false });
     return keys;
+  }
+
+  /** The allowances of a kind: per account (undefined: not counted per account) and per address. */
+  private limits(kind: ThrottleKind): { account?: number; address: number } {
+    const c = this.config;
+    switch (kind) {
+      case 'password':
+      case 'code':
+        return { account: c.throttleAccountFreeAttempts, address: c.throttleAddressFreeAttempts };
+      case 'flow':
+        return { address: c.throttleFlowAddressFree };
+      case 'signup':
+        return { address: c.throttleSignupAddressFree };
+      case 'send':
+        return { account: c.throttleSendUserFree, address: c.throttleSendAddressFree };
+    }
   }
 }

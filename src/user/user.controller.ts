@@ -67,7 +67,7 @@ export class UserController {
 
   @Post('users/:sub/password')
   @HttpCode(200)
-  @Authenticated({ role: Role.USER_EDITOR, sectorFrom: 'userParam' })
+  @Authenticated({ role: Role.USER_CREDENTIALS, sectorFrom: 'userParam' })
   @ApiOperation({ summary: 'Change a password (the user, with the current password; or an admin)' })
   @ApiOkResponse({ type: UserRefResponse })
   changePassword(

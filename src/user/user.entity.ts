@@ -39,6 +39,12 @@ export class UserEntity {
   @Column('text', { name: 'invite_token_hash', nullable: true }) inviteTokenHash: string | null;
   @Column('timestamptz', { name: 'invite_expires_at', nullable: true }) inviteExpiresAt: Date | null;
   @Column('timestamptz', { name: 'invite_accepted_at', nullable: true }) inviteAcceptedAt: Date | null;
+  /** Raised by every password change: access tokens issued under an older version stop working. */
+  @Column('integer', { name: 'credential_version', default: 0 }) credentialVersion: number;
+  /** The one access token (its jti) that survived the latest password change: the session that made it. */
+  @Column('text', { name: 'kept_token_jti', nullable: true }) keptTokenJti: string | null;
+  /** When the password last changed: sign-ins completed before it no longer prove self-access. */
+  @Column('timestamptz', { name: 'credentials_changed_at', nullable: true }) credentialsChangedAt: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

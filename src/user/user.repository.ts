@@ -10,6 +10,9 @@ export interface UserAuthState {
   sectorId: string;
   username: string;
   isAdmin: boolean;
+  credentialVersion: number;
+  keptTokenJti: string | null;
+  credentialsChangedAt: Date | null;
 }
 
 export interface UserFilter {
@@ -40,7 +43,12 @@ export class UserRepository {
    * hydration (this runs on every authenticated request).
    */
   async findAuthState(db: TenantDb, id: string): Promise<UserAuthState | null> {
-    const rows = await db.read<UserAuthState>('SELECT id, sector_id AS "sectorId", username, is_admin AS "isAdmin" FROM users WHERE id = $1', [id]);
+    const rows = await db.read<UserAuthState>(
+      `SELECT id, sector_id AS "sectorId", username, is_admin AS "isAdmin", credential_version AS "credentialVersion",
+              kept_token_jti AS "keptTokenJti", credentials_changed_at AS "credentialsChangedAt"
+         FROM users WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
@@ -126,6 +134,21 @@ export class UserRepository {
     return { items, total };
   }
 
+  /**
+   * Sets a new password hash and revokes what proved the old one: the credential
+   * version goes up (older access tokens stop working, except `keepJti`, the
+   * token of the session that made the change) and earlier sign-ins stop proving
+   * self-access. A pending invitation link dies too.
+   */
+  async setPassword(db: TenantDb, id: string, passwordHash: string, keepJti: string | null): Promise<void> {
+    await db.manager.query(
+      `UPDATE users SET password_hash = $2, invite_token_hash = NULL, credential_version = credential_version + 1,
+              kept_token_jti = $3, credentials_changed_at = now(), updated_at = now()
+        WHERE id = $1`,
+      [id, passwordHash, keepJti],
+    );
+  }
+
   /** The user whose pending invitation has this token hash. */
   findByInviteHash(db: TenantDb, tokenHash: string): Promise<UserEntity | null> {
     return db.manager.getRepository(UserEntity).findOneBy({ inviteTokenHash: tokenHash });
@@ -136,13 +159,12 @@ export class UserRepository {
    * unexpired, so a link works once. Returns the user id, or undefined.
    */
   async acceptInvite(db: TenantDb, tokenHash: string, passwordHash: string): Promise<string | undefined> {
-    const rows: Array<{ id: string }> = await db.manager.query(
+    const [first] = await db.rows<{ id: string }>(
       `UPDATE users SET password_hash = $2, email_verified = true, invite_accepted_at = now(), invite_token_hash = NULL, updated_at = now()
        WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now()
        RETURNING id`,
       [tokenHash, passwordHash],
     );
-    const first = (Array.isArray(rows[0]) ? rows[0] : rows)[0] as { id: string } | undefined;
     return first?.id;
   }
 

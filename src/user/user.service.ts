@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { isAdminOver } from '../common/auth/role-matrix';
+import { isUserAdminOver } from '../common/auth/role-matrix';
 import { Principal } from '../common/auth/principal';
 import { TargetUserRef } from '../common/auth/decorators';
 import { hashSecretToken } from '../common/crypto/secret-box';
@@ -17,6 +17,7 @@ import { INVITE_DEFAULTS } from '../mail/default-templates';
 import { renderMail } from '../mail/mail-templates';
 import { MailService } from '../mail/mail.service';
 import { ThrottleService } from '../throttle/throttle.service';
+import { accountRef } from '../throttle/throttle-policy';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { SettingsRepository } from '../settings/settings.repository';
@@ -63,7 +64,7 @@ export class UserService {
    * invite mail are written in one transaction, the mail sent after commit.
    */
   async create(sector: SectorRoute, caller: Principal, dto: CreateUserDto): Promise<UserProfileResponse> {
-    return toUserProfile(await this.createUser(sector, dto, isAdminOver(caller, sector)));
+    return toUserProfile(await this.createUser(sector, dto, isUserAdminOver(caller, sector)));
   }
 
   /** Self sign-up (CONVENTIONS §4): an ordinary user with a password, never an admin, email unverified. */
@@ -148,7 +149,7 @@ export class UserService {
         fieldViolations: [{ field: 'sectorID', description: "must be the user's own sector" }],
       });
     }
-    const admin = isAdminOver(caller, target.sector);
+    const admin = isUserAdminOver(caller, target.sector);
     const patch = profilePatch(dto.profile, user.address);
     for (const flag of ['emailVerified', 'phoneNumberVerified'] as const) {
       if (patch[flag] !== undefined && !admin && patch[flag] !== user[flag]) {
@@ -190,19 +191,19 @@ export class UserService {
   async changePassword(caller: Principal, target: TargetUserRef, dto: ChangePasswordDto, clientIp: string): Promise<UserRefResponse> {
     const db = await this.connections.db(target.sector.tenant);
     const user = await this.requireUser(db, target.id);
-    const admin = isAdminOver(caller, target.sector);
+    const admin = isUserAdminOver(caller, target.sector);
     if (!admin || dto.currentPassword !== undefined) {
-      const attempt = { tenantId: target.sector.tenant.id, sectorId: user.sectorId, login: user.username, clientIp };
-      await this.throttle.assertAllowed(attempt, 'password');
+      const attempt = { tenantId: target.sector.tenant.id, sectorId: user.sectorId, account: accountRef(user.id, user.username), clientIp };
+      const reservation = await this.throttle.reserve(attempt, 'password');
       const ok = dto.currentPassword !== undefined && (await this.hasher.verifyOrWaste(dto.currentPassword, user.passwordHash));
-      if (!ok) {
-        await this.throttle.recordFailure(attempt, 'password');
-        throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The current password is incorrect.');
-      }
+      if (!ok) throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The current password is incorrect.');
+      await reservation.succeeded();
     }
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
-    await this.users.update(db, user.id, { passwordHash: await this.hasher.hash(dto.newPassword), inviteTokenHash: null });
+    // Every other token and recent sign-in of the user stops working; the caller's own token (a self-service change) is kept.
+    const keepJti = caller.kind === 'user' && caller.userId === user.id ? caller.tokenId : null;
+    await this.users.setPassword(db, user.id, await this.hasher.hash(dto.newPassword), keepJti);
     return { sub: user.id };
   }
 

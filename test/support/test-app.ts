@@ -13,8 +13,15 @@ import { createApp } from '../../src/main';
 export const ADMIN_EMAIL = 'root@platform.test';
 export const ADMIN_PASSWORD = 'platform-admin-pw';
 
-/** Keeps the attempt throttle (per account and per address) out of the way of specs that try many wrong codes or passwords. */
-export const NO_THROTTLE = { THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1000', THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000000' };
+/** Keeps the attempt throttle and the rate limits out of the way of specs that try many wrong codes or passwords, flows or sends. */
+export const NO_THROTTLE = {
+  THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1000',
+  THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000000',
+  THROTTLE_FLOW_ADDRESS_FREE: '1000000',
+  THROTTLE_SIGNUP_ADDRESS_FREE: '1000000',
+  THROTTLE_SEND_USER_FREE: '1000000',
+  THROTTLE_SEND_ADDRESS_FREE: '1000000',
+};
 
 export interface TestAppOptions {
   tenancyMode?: 'pooled' | 'schema';

@@ -99,6 +99,7 @@ export class RoleGuard implements CanActivate {
       const tenant = principal.tenant;
       target.sector = { tenant, sectorId: user.sectorId, isDefault: user.sectorId === tenant.rootSectorId };
       target.userId = user.id;
+      target.userIsAdmin = user.isAdmin;
       req.targetUser = { id: user.id, sectorId: user.sectorId, sector: target.sector };
     }
     if (target.sector && ROLES_NEEDING_FLAGS.has(requirement.role)) {

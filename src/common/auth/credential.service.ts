@@ -53,6 +53,10 @@ export class CredentialService {
     const db = await this.connections.db(tenant);
     const user = await this.users.findAuthState(db, claims.sub);
     if (!user || user.sectorId !== claims.sectorID) throw invalid();
+    // A password change revokes every token issued before it but the one that made the change.
+    if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
+      throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
+    }
     return { claims, tenant, user };
   }
 
@@ -70,6 +74,7 @@ export class CredentialService {
       username: user.username,
       isAdmin: user.isAdmin,
       isDefaultSector: user.sectorId === tenant.rootSectorId,
+      tokenId: claims.jti,
       tokenExp: claims.exp,
     };
   }
@@ -90,7 +95,8 @@ export class CredentialService {
       throw invalid();
     }
     const user = await this.users.findAuthState(db, tx.userId);
-    if (!user) throw invalid();
+    // A password change since the sign-in revokes its proof.
+    if (!user || (user.credentialsChangedAt && tx.completedAt.getTime() <= user.credentialsChangedAt.getTime())) throw invalid();
     return { kind: 'transaction', tenant, sectorId: user.sectorId, userId: user.id, transactionId };
   }
 }

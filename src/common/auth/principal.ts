@@ -11,6 +11,8 @@ export interface UserPrincipal {
   isAdmin: boolean;
   /** The user's sector is its tenant's default (admin) sector. */
   isDefaultSector: boolean;
+  /** The access token's jti and expiry. */
+  tokenId: string;
   tokenExp: number;
 }
 

@@ -1,7 +1,7 @@
 import type { TenantEntity } from '../../tenant/tenant.entity';
 import type { SectorRoute } from '../tenancy/tenant-directory';
 import type { Principal } from './principal';
-import { allows, Role } from './role-matrix';
+import { allows, isAdminOver, isUserAdminOver, Role } from './role-matrix';
 
 const tenant = (id: string, isPlatform = false) => ({ id, isPlatform, rootSectorId: `${id}-root` }) as TenantEntity;
 const T = tenant('T');
@@ -16,6 +16,7 @@ const user = (t: TenantEntity, sectorId: string, isAdmin: boolean): Principal =>
   username: 'u',
   isAdmin,
   isDefaultSector: sectorId === t.rootSectorId,
+  tokenId: 'j',
   tokenExp: 0,
 });
 const apiToken = (t: TenantEntity, sectorId: string): Principal => ({ kind: 'apiToken', tenant: t, sectorId, tokenId: 'k' });
@@ -112,10 +113,92 @@ describe('role matrix', () => {
       expect(allows(Role.USER_EDITOR, principals.s1User, { sector: s1, userId: 'other' })).toBe(false);
     });
 
+    it('lets admins (never members) manage credentials of others; users their own', () => {
+      expect(allows(Role.USER_CREDENTIALS, principals.s1Admin, { sector: s1, userId: 'other', userIsAdmin: true })).toBe(true);
+      expect(allows(Role.USER_CREDENTIALS, principals.defaultAdmin, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(true);
+      expect(allows(Role.USER_CREDENTIALS, principals.s1User, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_CREDENTIALS, me, { sector: s1, userId: 'me', userIsAdmin: false })).toBe(true);
+      expect(allows(Role.USER_CREDENTIALS, selfProof, { sector: s1, userId: 'me', userIsAdmin: false })).toBe(true);
+      expect(allows(Role.USER_CREDENTIALS, selfProof, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+    });
+
     it('keeps API tokens from managing API tokens', () => {
       expect(allows(Role.TOKEN_MANAGER, principals.s1Token, { sector: s1 })).toBe(false);
       expect(allows(Role.TOKEN_MANAGER, principals.s1Admin, { sector: s1 })).toBe(true);
       expect(allows(Role.TOKEN_MANAGER, principals.defaultAdmin, { sector: s1 })).toBe(true);
+    });
+  });
+
+  /**
+   * Every row of an API token: an admin of its own sector, bounded so that what it
+   * creates or changes never exceeds the token (no admins, no passwords, no factors).
+   */
+  describe('API tokens', () => {
+    const platformToken = apiToken(P, P.rootSectorId);
+    const closed = { allowUserCreationForNonAdmins: false, allowUserReadForNonAdmins: false };
+    const member = { sector: s1, userId: 'member', userIsAdmin: false, flags: closed };
+    const admin = { sector: s1, userId: 'admin', userIsAdmin: true, flags: closed };
+    const unknownFlag = { sector: s1, userId: 'someone', flags: closed };
+    const rootMember = { sector: route(T, T.rootSectorId), userId: 'member', userIsAdmin: false, flags: closed };
+
+    it.each([
+      [Role.AUTHENTICATED, {}, true],
+      [Role.SECTOR_ADMIN, { sector: s1 }, true],
+      [Role.USER_CREATOR, { sector: s1, flags: closed }, true],
+      [Role.USER_LISTER, { sector: s1, flags: closed }, true],
+      [Role.USER_READER, member, true],
+      [Role.USER_READER, admin, true],
+      [Role.USER_EDITOR, member, true],
+      [Role.USER_EDITOR, admin, false],
+      [Role.USER_EDITOR, unknownFlag, false],
+      [Role.USER_ADMIN, member, true],
+      [Role.USER_ADMIN, admin, false],
+      [Role.USER_ADMIN, unknownFlag, false],
+      [Role.USER_CREDENTIALS, member, false],
+      [Role.USER_CREDENTIALS, admin, false],
+      [Role.TOKEN_MANAGER, { sector: s1 }, false],
+      [Role.DEFAULT_SECTOR_ADMIN, {}, false],
+      [Role.PLATFORM_ADMIN, {}, false],
+    ] as const)('a token of S1: %s over %j → %s', (role, target, expected) => {
+      expect(allows(role, principals.s1Token, target)).toBe(expected);
+    });
+
+    it.each([
+      [Role.SECTOR_ADMIN, { sector: s1 }],
+      [Role.USER_CREATOR, { sector: s1, flags: closed }],
+      [Role.USER_LISTER, { sector: s1, flags: closed }],
+      [Role.USER_READER, member],
+      [Role.USER_EDITOR, member],
+      [Role.USER_ADMIN, member],
+      [Role.USER_CREDENTIALS, member],
+      [Role.TOKEN_MANAGER, { sector: s1 }],
+      [Role.DEFAULT_SECTOR_ADMIN, {}],
+      [Role.PLATFORM_ADMIN, {}],
+    ] as const)('a token of the default sector is not default-sector-wide: %s over S1 → false', (role, target) => {
+      expect(allows(role, principals.rootToken, target)).toBe(false);
+    });
+
+    it('a token of the default sector is bounded in its own sector like any other', () => {
+      expect(allows(Role.USER_EDITOR, principals.rootToken, rootMember)).toBe(true);
+      expect(allows(Role.USER_CREDENTIALS, principals.rootToken, rootMember)).toBe(false);
+      expect(allows(Role.TOKEN_MANAGER, principals.rootToken, { sector: route(T, T.rootSectorId) })).toBe(false);
+      expect(allows(Role.DEFAULT_SECTOR_ADMIN, principals.rootToken)).toBe(false);
+    });
+
+    it('a token of the platform default sector holds no platform role', () => {
+      expect(allows(Role.PLATFORM_ADMIN, platformToken)).toBe(false);
+      expect(allows(Role.DEFAULT_SECTOR_ADMIN, platformToken)).toBe(false);
+      expect(allows(Role.SECTOR_ADMIN, platformToken, { sector: s1 })).toBe(false);
+      expect(allows(Role.USER_CREDENTIALS, platformToken, { ...member, sector: route(P, P.rootSectorId) })).toBe(false);
+    });
+
+    it('only signed-in admins count as user admins (granting admin, verified flags, passwords)', () => {
+      expect(isUserAdminOver(principals.s1Token, s1)).toBe(false);
+      expect(isAdminOver(principals.s1Token, s1)).toBe(true);
+      expect(isUserAdminOver(principals.s1Admin, s1)).toBe(true);
+      expect(isUserAdminOver(principals.defaultAdmin, s1)).toBe(true);
+      expect(isUserAdminOver(principals.s1User, s1)).toBe(false);
+      expect(isUserAdminOver(principals.otherTenantAdmin, s1)).toBe(false);
     });
   });
 });

@@ -2,9 +2,17 @@ import type { SectorRoute } from '../tenancy/tenant-directory';
 import type { Principal } from './principal';
 
 /**
- * The role matrix: the one place that says who may do what (interface.md,
- * Authentication; CONVENTIONS §3). Handlers declare a role with @Authenticated;
- * the guard resolves the target and asks `allows`.
+ * The role matrix: the one place that says who may do what (docs/api.md, Roles).
+ * Handlers declare a role with @Authenticated; the guard resolves the target and
+ * asks `allows`.
+ *
+ * API tokens act as an admin of their own sector, bounded so that nothing a token
+ * creates or changes exceeds the token itself: a token creates, reads, updates and
+ * deletes the non-admin users of its sector; it never grants admin rights, never
+ * marks an email or phone number verified, never changes or deletes an admin,
+ * never sets or resets a password, never touches factors, and never manages API
+ * tokens. Everything else is never open to a token (tenants, sector lists, other
+ * sectors).
  */
 export enum Role {
   /** Any valid bearer credential: an access token or an API token. */
@@ -23,10 +31,21 @@ export enum Role {
   USER_LISTER = 'USER_LISTER',
   /** Read the target user: SECTOR_ADMIN over the user's sector, the user themselves, or a user of the same sector when AllowUserReadForNonAdmins. */
   USER_READER = 'USER_READER',
-  /** Update the target user: SECTOR_ADMIN over the user's sector, or the user themselves. */
+  /**
+   * Update the target user's profile: an admin over the user's sector, the user
+   * themselves, or an API token of the user's sector when the user is not an admin.
+   */
   USER_EDITOR = 'USER_EDITOR',
-  /** Delete the target user or resend their invitation: SECTOR_ADMIN over the user's sector. */
+  /**
+   * Delete the target user or resend their invitation: an admin over the user's
+   * sector, or an API token of that sector when the user is not an admin.
+   */
   USER_ADMIN = 'USER_ADMIN',
+  /**
+   * Manage the target user's credentials (password, one-time-code factors): the
+   * user themselves, or a signed-in admin over the user's sector. Never an API token.
+   */
+  USER_CREDENTIALS = 'USER_CREDENTIALS',
 }
 
 /** Where the handler's target comes from. 'param': `:sectorID`; 'userParam': the sector of user `:sub`. */
@@ -49,8 +68,13 @@ export interface AccessTarget {
   sector?: SectorRoute;
   /** The target user, for USER_* roles. */
   userId?: string;
+  /** The target user's stored admin flag; unknown counts as an admin (deny by default). */
+  userIsAdmin?: boolean;
   flags?: SectorFlags;
 }
+
+/** The roles a transaction proof (a recent sign-in of the target user) can hold: over that user only. */
+const SELF_PROOF_ROLES: ReadonlySet<Role> = new Set([Role.USER_READER, Role.USER_EDITOR, Role.USER_CREDENTIALS]);
 
 /** Roles whose decision depends on the target sector's settings. */
 export const ROLES_NEEDING_FLAGS: ReadonlySet<Role> = new Set([Role.USER_CREATOR, Role.USER_LISTER, Role.USER_READER]);
@@ -61,10 +85,28 @@ function isDefaultSectorAdmin(p: Principal): boolean {
 
 /** Admin rights over `sector`: its admins, its tenant's default-sector admins, its own API tokens. */
 export function isAdminOver(p: Principal, sector: SectorRoute): boolean {
-  if (sector.tenant.id !== p.tenant.id) return false;
-  if (p.kind === 'apiToken') return p.sectorId === sector.sectorId;
-  if (p.kind !== 'user') return false;
+  return isUserAdminOver(p, sector) || isSectorToken(p, sector);
+}
+
+/**
+ * A signed-in admin over `sector` (its admins, its tenant's default-sector admins),
+ * never an API token. Only they may grant or revoke admin rights, mark an email or
+ * phone number verified, set another user's password or manage their factors:
+ * what an API token creates or changes never exceeds the token's own rights.
+ */
+export function isUserAdminOver(p: Principal, sector: SectorRoute): boolean {
+  if (p.kind !== 'user' || sector.tenant.id !== p.tenant.id) return false;
   return p.isAdmin && (p.sectorId === sector.sectorId || p.isDefaultSector);
+}
+
+/** An API token of exactly this sector. */
+function isSectorToken(p: Principal, sector: SectorRoute): boolean {
+  return p.kind === 'apiToken' && sector.tenant.id === p.tenant.id && p.sectorId === sector.sectorId;
+}
+
+/** An API token acts on the non-admin users of its sector only (an unknown admin flag counts as admin). */
+function isTokenOverMember(p: Principal, sector: SectorRoute, userIsAdmin: boolean | undefined): boolean {
+  return isSectorToken(p, sector) && userIsAdmin === false;
 }
 
 function isMemberOf(p: Principal, sector: SectorRoute): boolean {
@@ -81,17 +123,18 @@ function isSelf(p: Principal, userId: string | undefined): boolean {
  * reaches the user's own profile.
  */
 export function allows(role: Role, principal: Principal, target: AccessTarget = {}): boolean {
-  const { sector, userId, flags } = target;
+  const { sector, userId, userIsAdmin, flags } = target;
   if (sector && sector.tenant.id !== principal.tenant.id) return false;
-  if (principal.kind === 'transaction' && role !== Role.USER_READER && role !== Role.USER_EDITOR) return false;
+  if (principal.kind === 'transaction' && !SELF_PROOF_ROLES.has(role)) return false;
   switch (role) {
     case Role.AUTHENTICATED:
       return true;
     case Role.SECTOR_ADMIN:
-    case Role.USER_ADMIN:
       return sector !== undefined && isAdminOver(principal, sector);
+    case Role.USER_ADMIN:
+      return sector !== undefined && (isUserAdminOver(principal, sector) || isTokenOverMember(principal, sector, userIsAdmin));
     case Role.TOKEN_MANAGER:
-      return sector !== undefined && principal.kind === 'user' && isAdminOver(principal, sector);
+      return sector !== undefined && isUserAdminOver(principal, sector);
     case Role.DEFAULT_SECTOR_ADMIN:
       return isDefaultSectorAdmin(principal);
     case Role.PLATFORM_ADMIN:
@@ -106,6 +149,11 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
         (isAdminOver(principal, sector) || isSelf(principal, userId) || (isMemberOf(principal, sector) && flags?.allowUserReadForNonAdmins === true))
       );
     case Role.USER_EDITOR:
-      return sector !== undefined && (isAdminOver(principal, sector) || isSelf(principal, userId));
+      return (
+        sector !== undefined &&
+        (isUserAdminOver(principal, sector) || isTokenOverMember(principal, sector, userIsAdmin) || isSelf(principal, userId))
+      );
+    case Role.USER_CREDENTIALS:
+      return sector !== undefined && (isUserAdminOver(principal, sector) || isSelf(principal, userId));
   }
 }

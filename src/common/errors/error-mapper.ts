@@ -2,6 +2,7 @@ import { HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from './db-errors';
 import { DomainError } from './domain-error';
 import { ErrorCode, httpStatusOf, Reason } from './error-codes';
+import { redactUrl } from '../http/request';
 
 export const ERROR_DOMAIN = 'iam.service';
 
@@ -88,6 +89,7 @@ function messageOf(err: HttpException): string | undefined {
 export function toWireError(err: unknown, requestId: string, path?: string): WireError {
   const domain = toDomainError(err);
   const status = httpStatusOf(domain.code);
+  path = path === undefined ? undefined : redactUrl(path);
   if (domain.code === ErrorCode.INTERNAL) {
     const real = domain.options.cause ?? domain;
     logger.error(`[${requestId}] ${path ?? ''} internal error: ${describe(real)}`, real instanceof Error ? real.stack : undefined);

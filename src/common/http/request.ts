@@ -37,3 +37,33 @@ export function headerValue(req: IncomingRequest, name: string): string | undefi
   const v = req.headers[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
 }
+
+/** Query parameters whose values are safe to log (no credential, no personal data). */
+const LOGGABLE_QUERY = new Set(['page', 'pageSize', 'sortBy', 'sortDesc', 'filterVerified', 'ping', 'includeStats', 'isDefault']);
+
+/**
+ * A request URL as logs may show it: the path, and the query with every value
+ * replaced by `***` except a few harmless ones (paging, sorting, flags). Query
+ * values can be credentials (`transactionID` proves self-access, link tokens)
+ * or personal data (search terms, emails).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const key = eq < 0 ? pair : pair.slice(0, eq);
+      let name = key;
+      try {
+        name = decodeURIComponent(key);
+      } catch {
+        // a malformed key is logged as sent, its value never
+      }
+      return eq < 0 ? key : `${key}=${LOGGABLE_QUERY.has(name) ? pair.slice(eq + 1) : '***'}`;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}

@@ -29,9 +29,23 @@ export class TenantDb {
     return (await pool.query(sql, params)).rows;
   }
 
+  /**
+   * Runs one SQL statement and answers its rows, whatever the statement (TypeORM's
+   * PostgreSQL driver answers `[rows, count]` for UPDATE/DELETE … RETURNING).
+   */
+  async rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return rowsOf<T>(await this.manager.query(sql, params));
+  }
+
   /** Runs `work` in one database transaction of this tenant. */
   transaction<T>(work: (tx: TenantDb) => Promise<T>): Promise<T> {
     if (this.manager.queryRunner?.isTransactionActive) return work(this);
     return this.manager.transaction((em) => work(new TenantDb(this.tenant, em)));
   }
+}
+
+/** The rows of a TypeORM `query()` result: SELECT answers rows, UPDATE/DELETE … RETURNING answers `[rows, count]`. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (!Array.isArray(result)) return [];
+  return (result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result) as T[];
 }

@@ -2,6 +2,7 @@ import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/commo
 import { Transform } from 'class-transformer';
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import { DomainError, FieldViolation } from '../errors/domain-error';
+import { Reason } from '../errors/error-codes';
 
 function flatten(errors: ValidationError[], parent = ''): FieldViolation[] {
   const out: FieldViolation[] = [];
@@ -25,7 +26,46 @@ export function validationErrorFactory(errors: ValidationError[]): DomainError {
   return DomainError.invalidArgument(`Invalid request: ${summary}`, fieldViolations);
 }
 
-/** Drops properties whose value is null, at every depth of plain objects (arrays keep their items). */
+/** How deeply a request body may nest objects and arrays. */
+export const MAX_BODY_DEPTH = 32;
+
+/** A string PostgreSQL cannot store or compare: a NUL character, or an unpaired UTF-16 surrogate. */
+const MALFORMED = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function isMalformedString(value: string): boolean {
+  return MALFORMED.test(value);
+}
+
+/**
+ * Checks a request's body, query or path values once, at the edge, without
+ * recursion (so no input can exhaust the stack): nesting beyond MAX_BODY_DEPTH
+ * is BODY_TOO_DEEP, and a malformed string (in a value or a key) is
+ * VALIDATION_FAILED with a field violation naming where it is.
+ */
+export function assertWellFormed(value: unknown): void {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (isMalformedString(v)) throw DomainError.invalidField(path || 'body', 'must not contain NUL characters or unpaired UTF-16 surrogates');
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw DomainError.invalidArgument(`The request nests more than ${MAX_BODY_DEPTH} levels deep.`, undefined, Reason.BODY_TOO_DEEP);
+    }
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 }));
+      continue;
+    }
+    for (const [key, item] of Object.entries(v)) {
+      const field = path ? `${path}.${key}` : key;
+      if (isMalformedString(key)) throw DomainError.invalidField(field, 'must not contain NUL characters or unpaired UTF-16 surrogates');
+      stack.push({ value: item, path: field, depth: depth + 1 });
+    }
+  }
+}
+
+/** Drops properties whose value is null, at every depth of plain objects (arrays keep their items); input is depth-checked first. */
 export function stripNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === 'object' ? stripNulls(v) : v));
   if (value === null || typeof value !== 'object') return value;
@@ -34,9 +74,14 @@ export function stripNulls(value: unknown): unknown {
   return out;
 }
 
-/** Request bodies treat a null field as absent (as proto3 JSON does), then validate. */
+/**
+ * Every body, query and path value is checked for depth and malformed strings
+ * first; bodies then treat a null field as absent (as proto3 JSON does); then
+ * the DTO validates.
+ */
 class ContractValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') assertWellFormed(value);
     return super.transform(metadata.type === 'body' ? stripNulls(value) : value, metadata);
   }
 }

@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { TenantConnections } from '../common/tenancy/tenant-connections';
+import { TenantEntity } from '../tenant/tenant.entity';
+import { OtpRepository } from '../otp/otp.repository';
+import { AuthTransactionRepository } from './auth-transaction.repository';
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Keeps the sign-in tables bounded on a schedule: every ten minutes it removes,
+ * in each tenant that started sign-in flows on this instance since the last
+ * sweep, the transactions that expired over an hour ago and the factor
+ * registrations left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS. Only
+ * tenants with activity are visited, so idle tenants' pools are never opened.
+ */
+@Injectable()
+export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('TransactionJanitor');
+  private readonly active = new Map<string, TenantEntity>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: TenantConnections,
+    private readonly transactions: AuthTransactionRepository,
+    private readonly registrations: OtpRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Notes that a tenant started a sign-in flow (its tables will be swept). */
+  noteActivity(tenant: TenantEntity): void {
+    this.active.set(tenant.id, tenant);
+  }
+
+  /** Sweeps every tenant noted since the last sweep; a failing tenant is logged and noted again. */
+  async sweep(): Promise<void> {
+    const tenants = [...this.active.values()];
+    this.active.clear();
+    for (const tenant of tenants) {
+      try {
+        const db = await this.connections.db(tenant);
+        const transactions = await this.transactions.purgeExpired(db);
+        const registrations = await this.registrations.purgeStalePending(db, this.config.otpPendingRegistrationTtlSeconds);
+        if (transactions + registrations > 0) {
+          this.logger.debug(`Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations`);
+        }
+      } catch (err) {
+        this.active.set(tenant.id, tenant);
+        this.logger.warn(`Sweeping tenant ${tenant.slug} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
