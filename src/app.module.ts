@@ -3,7 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
-import { AuthCoreModule } from './common/auth/auth-core.module';
+import { AccessModule } from './access/access.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ErrorInterceptor } from './common/errors/error.interceptor';
@@ -31,7 +31,7 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         CryptoModule,
         DatabaseModule.forRoot(databaseUrl),
-        AuthCoreModule,
+        AccessModule,
         KeysModule,
         UserModule,
         SettingsModule,

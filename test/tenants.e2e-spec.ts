@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MigrationService } from '../src/database/migration.service';
-import { TenantConnections } from '../src/common/tenancy/tenant-connections';
+import { TenantConnections } from '../src/tenancy/tenant-connections';
 import { KeyService } from '../src/keys/key.service';
 import { SectorService } from '../src/sector/sector.service';
 import { expectWireError, UUID } from './support/contract';

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hashSecretToken } from '../common/crypto/secret-box';
-import { ApiTokenPrincipal, Principal } from '../common/auth/principal';
+import { ApiTokenPrincipal, Principal } from '../access/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
-import { newRoutedId, tenantOfRoutedId } from '../common/tenancy/routed-id';
+import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
 import { isUuid } from '../common/wire/wire';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { SectorRoute, TenantDirectory } from '../common/tenancy/tenant-directory';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
 import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse } from './dto/api-token.dto';
 import { toApiTokenResponse } from './api-token.mapper';
 import { ApiTokenRepository } from './api-token.repository';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ClientIp, Public } from '../common/auth/decorators';
+import { ClientIp, Public } from '../access/decorators';
 import { ApiErrors } from '../common/http/api-errors';
 import { AuthFlowService } from './auth-flow.service';
 import {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantEntity } from '../tenant/tenant.entity';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { OtpRepository } from '../otp/otp.repository';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { TenantEntity } from '../tenant/tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { TenantService } from '../tenant/tenant.service';
 
 const BOOTSTRAP_LOCK = 'iam-bootstrap';

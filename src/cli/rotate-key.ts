@@ -1,4 +1,4 @@
-import { TenantDirectory } from '../common/tenancy/tenant-directory';
+import { TenantDirectory } from '../tenancy/tenant-directory';
 import { KeyService } from '../keys/key.service';
 import { report, runWithApp } from './run-with-app';
 

@@ -1,9 +1,9 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantDirectory } from '../common/tenancy/tenant-directory';
-import { TenantStorageService } from '../common/tenancy/tenant-storage';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantStorageService } from '../tenancy/tenant-storage';
 import { mainDataSourceOptions } from './data-source-options';
 import { MigrationService } from './migration.service';
 import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from './tokens';

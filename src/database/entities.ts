@@ -1,12 +1,12 @@
 import { ApiTokenEntity } from '../api-token/api-token.entity';
 import { AuthTransactionEntity } from '../auth/auth-transaction.entity';
 import { OtpRegistrationEntity } from '../otp/otp-registration.entity';
-import { SigningKeyEntity } from '../keys/signing-key.entity';
+import { SigningKeyEntity } from '../tenancy/signing-key.entity';
 import { OutboxEntity } from '../mail/outbox.entity';
-import { SectorDirectoryEntity } from '../sector/sector-directory.entity';
+import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
 import { SectorEntity } from '../sector/sector.entity';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
-import { TenantEntity } from '../tenant/tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { UserEntity } from '../user/user.entity';
 
 /** Tables of every tenant database or schema (and of the platform tenant in the main database). */

@@ -3,9 +3,9 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantStorageService } from '../common/tenancy/tenant-storage';
-import { TenantEntity } from '../tenant/tenant.entity';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantStorageService } from '../tenancy/tenant-storage';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { platformTenantMigrationOptions } from './data-source-options';
 import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from './tokens';
 

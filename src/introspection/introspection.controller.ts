@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal } from '../common/auth/decorators';
-import { Principal } from '../common/auth/principal';
-import { Role } from '../common/auth/role-matrix';
+import { Authenticated, CurrentPrincipal } from '../access/decorators';
+import { Principal } from '../access/principal';
+import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { IntrospectDto, IntrospectionResponse } from './dto/introspection.dto';
 import { IntrospectionService } from './introspection.service';

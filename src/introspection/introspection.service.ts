@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialService } from '../common/auth/credential.service';
-import { Principal } from '../common/auth/principal';
+import { CredentialService } from '../access/credential.service';
+import { Principal } from '../access/principal';
 import { int64 } from '../common/wire/wire';
 import { IntrospectionResponse } from './dto/introspection.dto';
 

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../access/decorators';
 import { JwksResponse } from './dto/jwks.response';
 import { KeyService } from './key.service';
 

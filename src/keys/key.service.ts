@@ -3,9 +3,9 @@ import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBy
 import { promisify } from 'node:util';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
-import { TenantDirectory } from '../common/tenancy/tenant-directory';
+import { TenantDirectory } from '../tenancy/tenant-directory';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { SigningKeyEntity } from './signing-key.entity';
+import { SigningKeyEntity } from '../tenancy/signing-key.entity';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 

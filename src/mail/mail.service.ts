@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDb } from '../tenancy/tenant-db';
 import { describeDeliveryError } from './outbox-delivery';
 import { OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxRepository } from './outbox.repository';

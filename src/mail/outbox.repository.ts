@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDb } from '../tenancy/tenant-db';
 import { ExactTime, exactTime } from './outbox-pending.repository';
 import { OutboxChannel, OutboxEntity } from './outbox.entity';
 

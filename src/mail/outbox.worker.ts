@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { DataSource } from 'typeorm';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantDb } from '../common/tenancy/tenant-db';
-import { TenantDirectory } from '../common/tenancy/tenant-directory';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
+import { TenantDirectory } from '../tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { TenantEntity } from '../tenant/tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox-delivery';
 import { HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxEntity } from './outbox.entity';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, TargetUser, TargetUserRef } from '../common/auth/decorators';
-import { Role } from '../common/auth/role-matrix';
+import { Authenticated, ClientIp, TargetUser, TargetUserRef } from '../access/decorators';
+import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { UserAccessQuery } from '../user/dto/user.dto';
 import {

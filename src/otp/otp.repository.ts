@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDb } from '../tenancy/tenant-db';
 import { OtpRegistrationEntity } from './otp-registration.entity';
 
 @Injectable()

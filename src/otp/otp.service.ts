@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { TargetUserRef } from '../common/auth/decorators';
+import { TargetUserRef } from '../access/decorators';
 import { SecretBox } from '../common/crypto/secret-box';
 import { isUniqueViolation } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
 import { isUuid } from '../common/wire/wire';
-import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { SectorRoute } from '../tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { OTP_DEFAULTS, OTP_SMS_DEFAULT } from '../mail/default-templates';
 import { renderMail, renderSms } from '../mail/mail-templates';

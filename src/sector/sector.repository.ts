@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { SectorDirectoryEntity } from './sector-directory.entity';
+import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
 import { SectorEntity } from './sector.entity';
 
 export interface SectorFilter {

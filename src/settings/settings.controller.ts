@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetSector } from '../common/auth/decorators';
-import { Role } from '../common/auth/role-matrix';
-import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { Authenticated, TargetSector } from '../access/decorators';
+import { Role } from '../access/role-matrix';
+import { SectorRoute } from '../tenancy/tenant-directory';
 import { ApiErrors } from '../common/http/api-errors';
 import { GetSectorSettingsQuery, SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
 import { SettingsService } from './settings.service';

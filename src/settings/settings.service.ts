@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { SectorRoute } from '../tenancy/tenant-directory';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
 import { toSettingsPatch, toSettingsResponse } from './settings.mapper';
 import { SettingsRepository } from './settings.repository';

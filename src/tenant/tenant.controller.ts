@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated } from '../common/auth/decorators';
-import { Role } from '../common/auth/role-matrix';
+import { Authenticated } from '../access/decorators';
+import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse } from './dto/tenant.dto';
 import { TenantService } from './tenant.service';

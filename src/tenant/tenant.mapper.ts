@@ -1,6 +1,6 @@
-import { SectorDirectoryEntity } from '../sector/sector-directory.entity';
+import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
 import { TenantResponse, TenantSectorSummary } from './dto/tenant.dto';
-import { TenantEntity } from './tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 
 export function toTenantResponse(t: TenantEntity, sectorCount: number): TenantResponse {
   return {

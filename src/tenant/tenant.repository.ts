@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { TenantEntity } from './tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 
 /** Writes of the tenant directory in the main database (reads go through TenantDirectory). */
 @Injectable()

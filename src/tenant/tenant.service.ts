@@ -6,10 +6,10 @@ import { ApiTokenRepository } from '../api-token/api-token.repository';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
-import { TenantConnections } from '../common/tenancy/tenant-connections';
-import { TenantDb } from '../common/tenancy/tenant-db';
-import { TenantDirectory } from '../common/tenancy/tenant-directory';
-import { TenantStorageService } from '../common/tenancy/tenant-storage';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantStorageService } from '../tenancy/tenant-storage';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { KeyService } from '../keys/key.service';
 import { toSectorResponse } from '../sector/sector.mapper';
@@ -23,7 +23,7 @@ import { UserRepository } from '../user/user.repository';
 import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
 import { toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
 import { TenantRepository } from './tenant.repository';
-import { TenantEntity } from './tenant.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 
 export const DEFAULT_SECTOR_SLUG = 'admin';
 

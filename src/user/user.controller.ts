@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../common/auth/decorators';
-import { Principal } from '../common/auth/principal';
-import { Role } from '../common/auth/role-matrix';
+import { Authenticated, ClientIp, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../access/decorators';
+import { Principal } from '../access/principal';
+import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
-import { SectorRoute } from '../common/tenancy/tenant-directory';
+import { SectorRoute } from '../tenancy/tenant-directory';
 import {
   ChangePasswordDto,
   CreateUserDto,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { TenantDb } from '../common/tenancy/tenant-db';
+import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
 import { UserSort } from './dto/user.dto';
 import { UserEntity } from './user.entity';

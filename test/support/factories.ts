@@ -1,8 +1,8 @@
 import * as bcrypt from 'bcrypt';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TestApp } from './test-app';
-import { TenantConnections } from '../../src/common/tenancy/tenant-connections';
-import { TenantDirectory } from '../../src/common/tenancy/tenant-directory';
+import { TenantConnections } from '../../src/tenancy/tenant-connections';
+import { TenantDirectory } from '../../src/tenancy/tenant-directory';
 
 export interface ProvisionedTenant {
   tenantID: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../access/principal';
 
 /**
  * The parts of an incoming HTTP request this service reads. Structural, so no
- * HTTP-adapter type leaks outside main.ts (HOUSE-RULES §8).
+ * HTTP-adapter type leaks outside main.ts and the app runs on any Nest adapter.
  */
 export interface IncomingRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -15,7 +15,6 @@ export interface IncomingRequest {
   url?: string;
   originalUrl?: string;
   requestId?: string;
-  principal?: Principal;
 }
 
 export interface OutgoingResponse {

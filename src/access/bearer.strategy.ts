@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-custom';
-import { DomainError } from '../errors/domain-error';
-import { Reason } from '../errors/error-codes';
-import { headerValue, IncomingRequest } from '../http/request';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { headerValue, IncomingRequest } from '../common/http/request';
 import { CredentialService } from './credential.service';
 import { Principal } from './principal';
 

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { AccessTokenClaims, AccessTokenService } from '../../keys/access-token.service';
-import { UserAuthState, UserRepository } from '../../user/user.repository';
-import { DomainError } from '../errors/domain-error';
-import { Reason } from '../errors/error-codes';
+import { AccessTokenClaims, AccessTokenService } from '../keys/access-token.service';
+import { UserAuthState, UserRepository } from '../user/user.repository';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { TenantEntity } from '../../tenant/tenant.entity';
-import { ApiTokenService } from '../../api-token/api-token.service';
-import { AuthTransactionRepository } from '../../auth/auth-transaction.repository';
+import { TenantEntity } from '../tenancy/tenant.entity';
+import { ApiTokenService } from '../api-token/api-token.service';
+import { AuthTransactionRepository } from '../auth/auth-transaction.repository';
 import { tenantOfRoutedId } from '../tenancy/routed-id';
 import { Principal, TransactionPrincipal } from './principal';
 

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { tenantDataSourceOptions } from '../../database/data-source-options';
-import { MAIN_DATA_SOURCE } from '../../database/tokens';
-import { TenantEntity } from '../../tenant/tenant.entity';
-import { DomainError } from '../errors/domain-error';
-import { Reason } from '../errors/error-codes';
-import { isDatabaseUnavailable } from '../errors/db-errors';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { tenantDataSourceOptions } from '../database/data-source-options';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { TenantEntity } from './tenant.entity';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { isDatabaseUnavailable } from '../common/errors/db-errors';
 import { TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { databaseNameOf, tenantDataSourceOptions, withDatabase } from '../../database/data-source-options';
-import { MAIN_DATABASE_URL } from '../../database/tokens';
-import type { TenantStorage as StorageKind } from '../../tenant/tenant.entity';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { databaseNameOf, tenantDataSourceOptions, withDatabase } from '../database/data-source-options';
+import { MAIN_DATABASE_URL } from '../database/tokens';
+import type { TenantStorage as StorageKind } from './tenant.entity';
 
 /** Where a tenant's tables live. */
 export interface TenantLocation {

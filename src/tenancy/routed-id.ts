@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isUuid } from '../wire/wire';
+import { isUuid } from '../common/wire/wire';
 
 /**
  * Opaque credentials that carry their tenant: base64url of 32 CSPRNG bytes

@@ -1,4 +1,4 @@
-import type { TenantEntity } from '../../tenant/tenant.entity';
+import type { TenantEntity } from '../tenancy/tenant.entity';
 
 /** A signed-in user, as stored at request time (never as the token claims say). */
 export interface UserPrincipal {

@@ -1,4 +1,4 @@
-import type { TenantEntity } from '../../tenant/tenant.entity';
+import type { TenantEntity } from '../tenancy/tenant.entity';
 import type { SectorRoute } from '../tenancy/tenant-directory';
 import type { Principal } from './principal';
 import { allows, isAdminOver, isUserAdminOver, Role } from './role-matrix';

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { MAIN_DATA_SOURCE } from '../../database/tokens';
-import { SectorDirectoryEntity } from '../../sector/sector-directory.entity';
-import { TenantEntity } from '../../tenant/tenant.entity';
-import { DomainError } from '../errors/domain-error';
-import { Reason } from '../errors/error-codes';
-import { isUuid } from '../wire/wire';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { SectorDirectoryEntity } from './sector-directory.entity';
+import { TenantEntity } from './tenant.entity';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { isUuid } from '../common/wire/wire';
 
 export interface SectorRoute {
   sectorId: string;

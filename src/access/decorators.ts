@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { DomainError } from '../errors/domain-error';
-import type { IncomingRequest } from '../http/request';
+import { DomainError } from '../common/errors/domain-error';
+import type { IncomingRequest } from '../common/http/request';
 import type { SectorRoute } from '../tenancy/tenant-directory';
 import type { Principal } from './principal';
 import { AuthRequirement, Role } from './role-matrix';
