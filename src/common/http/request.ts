@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../access/principal';
 
 /**
  * The parts of an incoming HTTP request this service reads. Structural, so no
