@@ -7,7 +7,7 @@ import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { ApiTokenService } from '../api-token/api-token.service';
-import { AuthTransactionRepository } from '../auth/auth-transaction.repository';
+import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { tenantOfRoutedId } from '../tenancy/routed-id';
 import { Principal, TransactionPrincipal } from './principal';
 

@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIp, Public } from '../access/decorators';
 import { ApiErrors } from '../common/http/api-errors';
-import { AuthFlowService } from './auth-flow.service';
 import {
   AcceptInviteDto,
   AuthResultResponse,
@@ -15,7 +14,8 @@ import {
   SignupMfaVerifyDto,
   SignupMfaVerifyResponse,
 } from './dto/auth.dto';
-import { OtpLoginService } from './otp-login.service';
+import { InvitationService } from './invitation.service';
+import { LoginService } from './login.service';
 import { SignupService } from './signup.service';
 
 @ApiTags('Login')
@@ -23,9 +23,9 @@ import { SignupService } from './signup.service';
 @Controller('api/v1')
 export class AuthController {
   constructor(
-    private readonly flows: AuthFlowService,
+    private readonly logins: LoginService,
     private readonly signups: SignupService,
-    private readonly otpLogins: OtpLoginService,
+    private readonly invitations: InvitationService,
   ) {}
 
   @Public()
@@ -34,7 +34,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Password challenge: starts or continues an authentication transaction' })
   @ApiOkResponse({ type: AuthResultResponse })
   password(@Body() body: PasswordLoginDto, @ClientIp() ip: string): Promise<AuthResultResponse> {
-    return this.flows.passwordStep(body, ip);
+    return this.logins.passwordStep(body, ip);
   }
 
   @Public()
@@ -43,7 +43,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Begin an OTP challenge: sends a code to the chosen (or primary) registration; TOTP sends nothing' })
   @ApiOkResponse({ type: OtpBeginResponse })
   otpBegin(@Body() body: OtpBeginDto, @ClientIp() ip: string): Promise<OtpBeginResponse> {
-    return this.otpLogins.otpBegin(body, ip);
+    return this.logins.otpBegin(body, ip);
   }
 
   @Public()
@@ -52,7 +52,7 @@ export class AuthController {
   @ApiOperation({ summary: 'OTP challenge: verifies the code (in password, or code) for the transaction' })
   @ApiOkResponse({ type: AuthResultResponse })
   otp(@Body() body: OtpLoginDto, @ClientIp() ip: string): Promise<AuthResultResponse> {
-    return this.otpLogins.otpStep(body, ip);
+    return this.logins.otpStep(body, ip);
   }
 
   @Public()
@@ -88,6 +88,6 @@ export class AuthController {
   @ApiOperation({ summary: 'Accept an invitation: set the password, verify the email, sign in' })
   @ApiOkResponse({ type: AuthResultResponse })
   acceptInvite(@Body() body: AcceptInviteDto, @ClientIp() ip: string): Promise<AuthResultResponse> {
-    return this.flows.acceptInvite(body, ip);
+    return this.invitations.accept(body, ip);
   }
 }

@@ -5,18 +5,32 @@ import { OtpModule } from '../otp/otp.module';
 import { SettingsModule } from '../settings/settings.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { UserModule } from '../user/user.module';
-import { AuthFlowService } from './auth-flow.service';
-import { AuthTransactionRepository } from './auth-transaction.repository';
 import { AuthController } from './auth.controller';
-import { OtpLoginService } from './otp-login.service';
+import { AuthTransactionRepository } from './engine/auth-transaction.repository';
+import { SignInEngine } from './engine/sign-in-engine';
+import { TransactionJanitor } from './engine/transaction-janitor';
+import { InvitationService } from './invitation.service';
+import { LoginService } from './login.service';
 import { SignupService } from './signup.service';
-import { TransactionJanitor } from './transaction-janitor';
+import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
 
-/** Sign-in flows: authentication transactions and their steps. */
+/**
+ * Sign-in: the engine (authentication transactions and their steps), one
+ * strategy per factor (src/auth/strategies), and the endpoints that use them —
+ * login, signup with email enrollment, invitation acceptance.
+ */
 @Module({
   imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule],
   controllers: [AuthController],
-  providers: [AuthFlowService, AuthTransactionRepository, SignupService, OtpLoginService, TransactionJanitor],
-  exports: [AuthFlowService, AuthTransactionRepository],
+  providers: [
+    AuthTransactionRepository,
+    TransactionJanitor,
+    SignInEngine,
+    ...FACTOR_STRATEGY_PROVIDERS,
+    LoginService,
+    SignupService,
+    InvitationService,
+  ],
+  exports: [AuthTransactionRepository, SignInEngine],
 })
 export class AuthModule {}

@@ -1,5 +1,5 @@
 import { ApiTokenEntity } from '../api-token/api-token.entity';
-import { AuthTransactionEntity } from '../auth/auth-transaction.entity';
+import { AuthTransactionEntity } from '../auth/engine/auth-transaction.entity';
 import { OtpRegistrationEntity } from '../otp/otp-registration.entity';
 import { SigningKeyEntity } from '../tenancy/signing-key.entity';
 import { OutboxEntity } from '../mail/outbox.entity';

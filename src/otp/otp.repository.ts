@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../tenancy/tenant-db';
-import { OtpRegistrationEntity } from './otp-registration.entity';
+import { OtpRegistrationEntity, OtpType } from './otp-registration.entity';
 
 @Injectable()
 export class OtpRepository {
@@ -20,9 +20,9 @@ export class OtpRepository {
       .getOne();
   }
 
-  /** Does the user have a verified factor? (What makes a second factor mandatory at sign-in.) */
-  async hasVerified(db: TenantDb, userId: string): Promise<boolean> {
-    const rows = await db.manager.query('SELECT 1 FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL LIMIT 1', [userId]);
+  /** Does the user have a verified factor (of one of `types`)? What makes a second factor mandatory at sign-in. */
+  async hasVerified(db: TenantDb, userId: string, types: OtpType[] = ['email', 'sms', 'totp']): Promise<boolean> {
+    const rows = await db.rows('SELECT 1 FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL AND type = ANY($2) LIMIT 1', [userId, types]);
     return rows.length > 0;
   }
 

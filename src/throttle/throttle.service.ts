@@ -14,9 +14,10 @@ export interface ThrottleSubject {
   clientIp: string;
 }
 
-/** A guess counted before it was checked; `succeeded` gives it back when it was right. */
+/** A guess counted before it was checked: `succeeded` when it was right, `cancel` when it was never answered. */
 export interface Reservation {
   succeeded(): Promise<void>;
+  cancel(): Promise<void>;
 }
 
 interface KeyLimits {
@@ -64,6 +65,9 @@ export class ThrottleService {
     return {
       succeeded: async () => {
         await Promise.all(keys.map((k) => (k.account ? this.counters.reset(k.key) : this.counters.release(k.key, k.freeAttempts))));
+      },
+      cancel: async () => {
+        await Promise.all(keys.map((k) => this.counters.release(k.key, k.freeAttempts)));
       },
     };
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantDb } from '../tenancy/tenant-db';
+import { TenantDb } from '../../tenancy/tenant-db';
 import { AuthTransactionEntity, TransactionStatus } from './auth-transaction.entity';
 
 export type TransactionChange = Partial<

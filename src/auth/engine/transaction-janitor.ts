@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../tenancy/tenant-connections';
-import { TenantEntity } from '../tenancy/tenant.entity';
-import { OtpRepository } from '../otp/otp.repository';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { TenantConnections } from '../../tenancy/tenant-connections';
+import { TenantEntity } from '../../tenancy/tenant.entity';
+import { OtpRepository } from '../../otp/otp.repository';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;

@@ -1,0 +1,248 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { DomainError } from '../../common/errors/domain-error';
+import { Reason } from '../../common/errors/error-codes';
+import { AccessTokenService } from '../../keys/access-token.service';
+import { SectorScope, SectorScopes } from '../../settings/sector-scope';
+import { newRoutedId } from '../../tenancy/routed-id';
+import { accountRef } from '../../throttle/throttle-policy';
+import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.service';
+import { UserEntity } from '../../user/user.entity';
+import { UserRepository } from '../../user/user.repository';
+import type { AuthResultResponse } from '../dto/auth.dto';
+import { Factor, nextStep } from './auth-policy';
+import { AuthTransactionEntity } from './auth-transaction.entity';
+import { AuthTransactionRepository } from './auth-transaction.repository';
+import { FACTOR_STRATEGIES, FactorStrategy, StepState } from './factor-strategy';
+import { TransactionJanitor } from './transaction-janitor';
+
+/** What a step request names: its sector, the transaction it continues, the login it starts with. */
+export interface StepRequest {
+  sectorID?: string;
+  transactionID?: string;
+  username?: string;
+}
+
+/**
+ * The sign-in engine: one skeleton for every factor. A step loads (or starts) the
+ * authentication transaction and the user, checks they belong together, reserves
+ * a guess with the throttle, lets the factor's strategy check the proof, spends
+ * an attempt (or fails the transaction) on a wrong proof, asks the policy what
+ * comes next, and records the outcome with one conditional UPDATE; the step that
+ * completes the transaction issues the token. Flows are records: the transaction
+ * is the only state between steps.
+ */
+@Injectable()
+export class SignInEngine {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(FACTOR_STRATEGIES) private readonly strategies: ReadonlyArray<FactorStrategy<unknown>>,
+    private readonly scopes: SectorScopes,
+    private readonly users: UserRepository,
+    private readonly transactions: AuthTransactionRepository,
+    private readonly tokens: AccessTokenService,
+    private readonly throttle: ThrottleService,
+    private readonly janitor: TransactionJanitor,
+  ) {}
+
+  /** The sector of a sign-in request (omitted: the platform tenant's default sector). */
+  scopeForSignIn(sectorId: string | undefined): Promise<SectorScope> {
+    return this.scopes.forSignIn(sectorId);
+  }
+
+  /**
+   * Loads what a step works on: the sector, the pending transaction it continues
+   * (if any), and the user — the transaction's, or the one `username` names
+   * (username or email, case-insensitive; null when nobody). A username that names
+   * another user than the transaction's is TRANSACTION_MISMATCH. `checkRequest`
+   * validates the rest of the request before any user is looked up.
+   */
+  async load(request: StepRequest, clientIp: string, checkRequest?: () => void): Promise<StepState> {
+    const scope = await this.scopes.forSignIn(request.sectorID);
+    const tx = request.transactionID ? await this.pendingTransaction(scope, request.transactionID) : undefined;
+    if (!tx && !request.username) throw DomainError.invalidField('username', 'is required when starting a new flow');
+    checkRequest?.();
+    const user = tx
+      ? tx.userId
+        ? await this.users.findById(scope.db, tx.userId)
+        : null
+      : await this.users.findByLogin(scope.db, scope.route.sectorId, request.username ?? '');
+    if (tx && user && request.username && !matchesLogin(user, request.username)) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction belongs to another user.');
+    }
+    return { scope, tx, user, login: request.username ?? tx?.id ?? '', clientIp };
+  }
+
+  /** A transaction that later steps may continue: of this sector, pending and unexpired. */
+  async pendingTransaction(scope: SectorScope, id: string): Promise<AuthTransactionEntity> {
+    const tx = await this.transactions.find(scope.db, id);
+    if (!tx || tx.sectorId !== scope.route.sectorId) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_NOT_FOUND, 'No such authentication transaction in this sector.');
+    }
+    if (tx.status === 'FAILED') throw transactionFailed();
+    if (tx.status !== 'PENDING') throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction is already completed.');
+    if (tx.expiresAt.getTime() <= Date.now()) {
+      throw DomainError.failedPrecondition(Reason.TRANSACTION_EXPIRED, 'The authentication transaction has expired; start again.');
+    }
+    return tx;
+  }
+
+  /**
+   * Starts a pending transaction for a flow that has no factor yet (a code sent,
+   * or a code as the first step): such flows can be started by anyone who knows a
+   * username, so they are counted per client address first.
+   */
+  async startAnonymousFlow(state: StepState, data: Record<string, unknown> = {}): Promise<AuthTransactionEntity> {
+    await this.throttle.count({ clientIp: state.clientIp }, 'flow');
+    const tx = await this.startTransaction(state.scope, state.user, [], 'OTP', state.clientIp, data);
+    state.tx = tx;
+    return tx;
+  }
+
+  /** Starts a pending transaction for a user (null: an unknown one) who has already satisfied `factors`. */
+  async startTransaction(
+    scope: SectorScope,
+    user: UserEntity | null,
+    factors: Factor[],
+    challenge: string,
+    clientIp: string,
+    data: Record<string, unknown> = {},
+  ): Promise<AuthTransactionEntity> {
+    const tx = this.newTransaction(scope, user, factors, 'PENDING', challenge, clientIp);
+    tx.data = data;
+    await this.transactions.insert(scope.db, tx);
+    this.janitor.noteActivity(scope.route.tenant);
+    return tx;
+  }
+
+  /**
+   * Runs one verification step of any factor: the proof goes to the strategy
+   * only after a guess was reserved with the throttle (per account and address),
+   * so a burst of parallel guesses reaches it at most the allowance's number of
+   * times. A wrong proof answers the strategy's refusal (after spending one of the
+   * transaction's attempts where the factor does; the last one fails the
+   * transaction); a right one is recorded by `recordFactor`.
+   */
+  async verify<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
+    await strategy.precheck?.(state, proof);
+    const subject: ThrottleSubject = {
+      tenantId: state.scope.route.tenant.id,
+      sectorId: state.scope.route.sectorId,
+      account: accountRef(state.user?.id, state.login),
+      clientIp: state.clientIp,
+    };
+    const reservation = await this.throttle.reserve(subject, strategy.guess);
+    let verdict;
+    try {
+      verdict = await strategy.verify(state, proof);
+    } catch (err) {
+      // Not an answer to the guess (a refusal of another kind): the reservation goes back.
+      await reservation.cancel();
+      throw err;
+    }
+    if (!verdict.ok || !state.user) {
+      if (strategy.spendsAttempt && state.tx) {
+        const left = await this.transactions.spendAttempt(state.scope.db, state.tx.id);
+        if (left < 0) throw transactionFailed();
+        throw strategy.wrongProof(left);
+      }
+      throw strategy.wrongProof();
+    }
+    await reservation.succeeded();
+    const result = await this.recordFactor(state.scope, state.user, state.tx, strategy.factor, state.clientIp, verdict.consumeCodeMac);
+    await verdict.afterRecorded?.();
+    return result;
+  }
+
+  /**
+   * Records a satisfied factor and moves the transaction on: a new transaction is
+   * inserted in its resulting state; an existing one changes with one conditional
+   * UPDATE (also consuming the code it accepted, when given), so of racing steps
+   * only one completes it and gets a token.
+   */
+  async recordFactor(
+    scope: SectorScope,
+    user: UserEntity,
+    existing: AuthTransactionEntity | undefined,
+    factor: Factor,
+    clientIp: string,
+    consumeCodeMac?: string,
+  ): Promise<AuthResultResponse> {
+    const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
+    const settings = await scope.settings();
+    const next = nextStep({ factors, mfaRequired: settings.mfaRequired, enrolledSecondFactors: await this.enrolledSecondFactors(scope, user) });
+    const status = next.status === 'SUCCESS' ? 'SUCCESS' : 'PENDING';
+    let transactionId: string;
+    if (existing) {
+      const advanced = await this.transactions.advance(scope.db, existing.id, 'PENDING', {
+        factors,
+        status,
+        pendingChallenge: next.challengeType,
+        complete: status === 'SUCCESS',
+        consumeCodeMac,
+      });
+      if (!advanced) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
+      transactionId = existing.id;
+    } else {
+      const tx = this.newTransaction(scope, user, factors, status, next.challengeType, clientIp);
+      await this.transactions.insert(scope.db, tx);
+      this.janitor.noteActivity(scope.route.tenant);
+      transactionId = tx.id;
+    }
+    if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
+    const { token } = await this.tokens.issue({
+      tenantId: scope.route.tenant.id,
+      kid: scope.route.tenant.kid,
+      sectorId: scope.route.sectorId,
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      credentialVersion: user.credentialVersion,
+      ttlSeconds: Number(settings.accessTokenDuration),
+    });
+    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token };
+  }
+
+  /** The second factors the user has enrolled, as the registered strategies report them. */
+  private async enrolledSecondFactors(scope: SectorScope, user: UserEntity): Promise<Array<Exclude<Factor, 'PASSWORD'>>> {
+    const answers = await Promise.all(
+      this.strategies.map(async (s) => (s.factor !== 'PASSWORD' && s.isEnrolled && (await s.isEnrolled(scope.db, user)) ? s.factor : undefined)),
+    );
+    return [...new Set(answers.filter((f): f is Exclude<Factor, 'PASSWORD'> => f !== undefined))];
+  }
+
+  private newTransaction(
+    scope: SectorScope,
+    user: UserEntity | null,
+    factors: Factor[],
+    status: 'SUCCESS' | 'PENDING',
+    challenge: string,
+    clientIp: string,
+  ): AuthTransactionEntity {
+    const tx = new AuthTransactionEntity();
+    tx.id = newRoutedId(scope.route.tenant.id);
+    tx.kind = 'login';
+    tx.sectorId = scope.route.sectorId;
+    tx.userId = user?.id ?? null;
+    tx.status = status;
+    tx.factors = factors;
+    tx.pendingChallenge = challenge;
+    tx.attemptsLeft = this.config.otpMaxAttempts;
+    tx.data = {};
+    tx.clientIp = clientIp || null;
+    tx.expiresAt = new Date(Date.now() + this.config.transactionTtlSeconds * 1000);
+    tx.completedAt = status === 'SUCCESS' ? new Date() : null;
+    return tx;
+  }
+}
+
+/** Does `login` name this user (username or email, case-insensitive)? */
+export function matchesLogin(user: UserEntity, login: string): boolean {
+  const l = login.toLowerCase();
+  return user.username.toLowerCase() === l || (user.email !== '' && user.email.toLowerCase() === l);
+}
+
+/** The refusal of every step of a transaction that used up its attempts. */
+export function transactionFailed(): DomainError {
+  return DomainError.failedPrecondition(Reason.TRANSACTION_FAILED, 'The authentication transaction failed (too many wrong codes); start again.');
+}

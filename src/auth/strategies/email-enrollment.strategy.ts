@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../common/errors/domain-error';
+import { Reason } from '../../common/errors/error-codes';
+import { OtpRepository } from '../../otp/otp.repository';
+import { OtpService } from '../../otp/otp.service';
+import { UserEntity } from '../../user/user.entity';
+import { UserRepository } from '../../user/user.repository';
+import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
+
+/**
+ * Email-MFA enrollment during sign-in (signup in an MFA-required sector, or a
+ * password login left at MFA_ENROLLMENT_REQUIRED): begin mails a code to the
+ * user's email as a new, unverified email registration; a right code verifies
+ * the registration (so it becomes the user's second factor), and once the factor
+ * is recorded the email counts as verified.
+ */
+@Injectable()
+export class EmailEnrollmentStrategy implements FactorStrategy<string> {
+  readonly factor = 'OTP' as const;
+  readonly guess = 'code' as const;
+  readonly spendsAttempt = true;
+
+  constructor(
+    private readonly otp: OtpService,
+    private readonly registrations: OtpRepository,
+    private readonly users: UserRepository,
+  ) {}
+
+  async begin(state: StepState, user: UserEntity): Promise<void> {
+    await this.otp.create(this.targetOf(state, user), { type: 'email', destination: user.email }, state.clientIp);
+  }
+
+  async precheck(state: StepState): Promise<void> {
+    if (state.user && !(await this.registrationOf(state, state.user))) {
+      throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No code was sent for this enrollment; begin it first.');
+    }
+  }
+
+  async verify(state: StepState, code: string): Promise<Verdict> {
+    const user = state.user;
+    const registration = user ? await this.registrationOf(state, user) : null;
+    if (!user || !registration) return { ok: false };
+    try {
+      await this.otp.verify(this.targetOf(state, user), registration.id, code);
+    } catch (err) {
+      if (err instanceof DomainError && err.reason === Reason.INVALID_CODE) return { ok: false };
+      throw err;
+    }
+    return { ok: true, afterRecorded: () => this.users.update(state.scope.db, user.id, { emailVerified: true }) };
+  }
+
+  wrongProof(attemptsLeft?: number): DomainError {
+    return this.otp.invalidCode(attemptsLeft);
+  }
+
+  private registrationOf(state: StepState, user: UserEntity) {
+    return this.registrations.findByDestination(state.scope.db, user.id, 'email', user.email);
+  }
+
+  private targetOf(state: StepState, user: UserEntity) {
+    return { id: user.id, sectorId: user.sectorId, sector: state.scope.route };
+  }
+}

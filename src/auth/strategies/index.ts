@@ -1,0 +1,15 @@
+import { Provider, Type } from '@nestjs/common';
+import { FACTOR_STRATEGIES, FactorStrategy } from '../engine/factor-strategy';
+import { EmailEnrollmentStrategy } from './email-enrollment.strategy';
+import { PasswordStrategy } from './password.strategy';
+import { SentCodeStrategy } from './sent-code.strategy';
+import { TotpStrategy } from './totp.strategy';
+
+/** The sign-in factors the engine knows. Adding a factor: write its strategy and list it here. */
+export const FACTOR_STRATEGY_CLASSES: ReadonlyArray<Type<FactorStrategy<never>>> = [PasswordStrategy, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy];
+
+/** The strategies themselves, and the list the engine asks (e.g. which second factors a user has enrolled). */
+export const FACTOR_STRATEGY_PROVIDERS: Provider[] = [
+  ...FACTOR_STRATEGY_CLASSES,
+  { provide: FACTOR_STRATEGIES, inject: [...FACTOR_STRATEGY_CLASSES], useFactory: (...strategies: FactorStrategy<unknown>[]) => strategies },
+];

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../common/errors/domain-error';
+import { Reason } from '../../common/errors/error-codes';
+import { PasswordHasher } from '../../user/password-hasher';
+import { PASSWORD_MAX_BYTES } from '../../user/password-policy';
+import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
+
+/**
+ * The password factor (operation 11). An unknown user, a user without a password
+ * and a password over 72 bytes all spend one bcrypt comparison against a dummy
+ * hash and answer exactly like a wrong password. bcrypt runs on libuv's pool.
+ */
+@Injectable()
+export class PasswordStrategy implements FactorStrategy<string> {
+  readonly factor = 'PASSWORD' as const;
+  readonly guess = 'password' as const;
+  readonly spendsAttempt = false;
+
+  constructor(private readonly hasher: PasswordHasher) {}
+
+  async verify(state: StepState, password: string): Promise<Verdict> {
+    const tooLong = Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES;
+    const ok = await this.hasher.verifyOrWaste(password, tooLong ? null : state.user?.passwordHash);
+    return { ok };
+  }
+
+  wrongProof(): DomainError {
+    return DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The username or password is incorrect.');
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
+import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
+import { SectorSettingsEntity } from './sector-settings.entity';
+import { SettingsRepository } from './settings.repository';
+
+/**
+ * The sector one request acts on, resolved once: its route (tenant, sector id,
+ * default flag), the tenant's database handle, and its settings, read on first
+ * use and then kept for the rest of the request. Guards resolve it for protected
+ * routes and sign-in flows for public ones; services take it as their first
+ * argument instead of opening the tenant database and reading settings again.
+ */
+export interface SectorScope {
+  readonly route: SectorRoute;
+  readonly db: TenantDb;
+  /** The sector's settings (NOT_FOUND when the sector has none: it was removed). */
+  settings(): Promise<SectorSettingsEntity>;
+}
+
+@Injectable()
+export class SectorScopes {
+  constructor(
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly settingsRepo: SettingsRepository,
+  ) {}
+
+  /** The scope of a routed sector. */
+  async of(route: SectorRoute): Promise<SectorScope> {
+    const db = await this.connections.db(route.tenant);
+    let settings: Promise<SectorSettingsEntity> | undefined;
+    const load = async (): Promise<SectorSettingsEntity> => {
+      const row = await this.settingsRepo.find(db, route.sectorId);
+      if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+      return row;
+    };
+    return {
+      route,
+      db,
+      settings: () => {
+        settings ??= load();
+        return settings;
+      },
+    };
+  }
+
+  /** The scope of a sector named by id (NOT_FOUND, or INVALID_ARGUMENT for a malformed id). */
+  async byId(sectorId: string): Promise<SectorScope> {
+    return this.of(await this.directory.routeSector(sectorId));
+  }
+
+  /** The sector of a sign-in, signup or OAuth request: omitted means the platform tenant's default sector. */
+  async forSignIn(sectorId: string | undefined): Promise<SectorScope> {
+    return this.of(await this.directory.routeSectorOrPlatformDefault(sectorId));
+  }
+}
