@@ -18,6 +18,7 @@ import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
 import { SectorModule } from './sector/sector.module';
 import { SettingsModule } from './settings/settings.module';
+import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 
@@ -31,6 +32,7 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         CryptoModule,
         DatabaseModule.forRoot(databaseUrl),
+        TenancyModule,
         AccessModule,
         KeysModule,
         UserModule,

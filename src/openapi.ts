@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** Builds the OpenAPI document from the controllers and DTOs (field names exactly as interface.md). */
+/** Builds the OpenAPI document from the controllers and DTOs (field names exactly as the published interface spells them). */
 export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Identity and Access Service')

@@ -5,8 +5,8 @@ import { startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
 
 /**
- * Sector API tokens (interface.md operation 10, ApiToken, operation 20;
- * CONVENTIONS §1–§3, §6): minting, the plaintext shown once and stored hashed,
+ * Sector API tokens (operation 10, ApiToken, operation 20; docs/api.md,
+ * Credentials, Roles and Endpoints): minting, the plaintext shown once and stored hashed,
  * authentication as an admin of the token's own sector and of nothing else,
  * introspection with an API token as the caller, revocation, `lastUsedAt`, and
  * who may manage tokens.

@@ -6,7 +6,7 @@ import { startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
 
 /**
- * Invitations (CONVENTIONS §5 templates, §6 users create / invites accept): a user
+ * Invitations (docs/api.md, Invitations and Templates): a user
  * created without a password is invited by mail through the outbox to a real SMTP
  * server; the link's token is single-use, stored hashed, expires, can be resent
  * (the old link dies), and survives a mail outage.

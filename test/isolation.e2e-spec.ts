@@ -6,7 +6,7 @@ import { createSector, ProvisionedTenant, provisionTenant, seedUser } from './su
 import { adminQuery, startTestApp, TestApp } from './support/test-app';
 
 /**
- * Tenant isolation (HOUSE-RULES §7): one tenant's credentials reach nothing of
+ * Tenant isolation (docs/api.md, Roles): one tenant's credentials reach nothing of
  * another tenant, whatever path they try, and a tenant's rows live only in its own
  * storage. Run under both tenancy modes.
  */

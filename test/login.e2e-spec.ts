@@ -1,5 +1,5 @@
 /**
- * Password login (interface op 11, CONVENTIONS §4): the authentication result,
+ * Password login (interface op 11; docs/api.md, Sign-in flows): the authentication result,
  * how the user and sector are found, refusals that reveal nothing, the 72-byte
  * bcrypt limit, and the transaction rules (complete once, sector-bound, expiring,
  * pending while MFA enrollment is required). No timing assertions.

@@ -36,7 +36,7 @@ describe('OpenAPI document and UI', () => {
     expect(doc.components.securitySchemes).toEqual(expect.objectContaining({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) }));
   });
 
-  it('lists the operations of interface.md and the extensions, with their methods', () => {
+  it('lists the operations and the extensions of docs/api.md (Endpoints), with their methods', () => {
     const expected: Record<string, string[]> = {
       '/api/v1/sectors/{sectorID}/settings': ['get', 'put'],
       '/api/v1/sectors': ['get', 'post'],
@@ -76,7 +76,7 @@ describe('OpenAPI document and UI', () => {
     }
   });
 
-  it('SectorSettingsResponse has exactly the interface.md fields, int64 as strings', () => {
+  it('SectorSettingsResponse has exactly the published fields, int64 as strings', () => {
     const schema = doc.components.schemas.SectorSettingsResponse;
     expect(schema).toBeDefined();
     const props = schema.properties!;
@@ -97,7 +97,7 @@ describe('OpenAPI document and UI', () => {
     expect(sorted(Object.keys(schema.properties!))).toEqual(sorted(SECTOR_SETTINGS_FIELDS));
   });
 
-  it('SectorResponse (Sector) has exactly the interface.md fields', () => {
+  it('SectorResponse (Sector) has exactly the published fields', () => {
     const props = doc.components.schemas.SectorResponse.properties!;
     expect(sorted(Object.keys(props))).toEqual(sorted(SECTOR_FIELDS));
     expect(props.isDefault.type).toBe('boolean');

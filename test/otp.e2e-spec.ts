@@ -1,5 +1,5 @@
 /**
- * One-time-code factors end to end (CONVENTIONS §4 and §6, interface ops 11, 12,
+ * One-time-code factors end to end (docs/api.md, Sign-in flows and Endpoints; ops 11, 12,
  * 13 and 16): OTP registrations (email, SMS, TOTP) with their access rules, and
  * sign-in with a one-time code — the code sent by mail or SMS, or computed from a
  * TOTP secret — with the transaction rules (same id throughout, completes once,
@@ -21,7 +21,7 @@ const PASSWORD = 'correct horse battery staple';
 
 jest.setTimeout(60_000);
 
-/** The whole contract error body (CONVENTIONS §2); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
+/** The whole contract error body (docs/api.md, Errors); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
 const expectWireError = (res: Res, status: number, code: number, reason: string, opts: WireErrorOptions = {}) =>
   expectContractError(res, status, code, reason, { ...opts, metadata: opts.metadata ?? {} });
 

@@ -54,4 +54,10 @@ describe('POST /api/v1/users/{sub}/password', () => {
     const token = await t.login(email, 'admin-set-password', tenant.rootSectorID);
     expectError(await change(token, { currentPassword: 'admin-set-password', newPassword: 'hijacked-pass' }, other.body.sub), 403, 7, 'ROLE_REQUIRED');
   });
+
+  it('asks an admin changing their own password for the current one too (a stolen token alone cannot take the account)', async () => {
+    const adminSub = JSON.parse(Buffer.from(tenant.adminToken.split('.')[1], 'base64url').toString()).sub as string;
+    expectError(await change(tenant.adminToken, { newPassword: 'taken-over-pass' }, adminSub), 401, 16, 'INVALID_CREDENTIALS');
+    await t.login(tenant.adminEmail, tenant.adminPassword, tenant.rootSectorID);
+  });
 });

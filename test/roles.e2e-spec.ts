@@ -5,7 +5,7 @@ import { createSector, ProvisionedTenant, provisionTenant, seedUser, tenantSql, 
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 
 /**
- * The role matrix (interface.md Authentication; CONVENTIONS §3; HOUSE-RULES §7):
+ * The role matrix (docs/api.md, Roles):
  * every operation built so far, tried by every kind of principal, each cell its
  * own test. Allowed cells assert the whole success body; forbidden cells the whole
  * error body (status, code, reason).

@@ -3,7 +3,7 @@ import { claimsOf, expectWireError } from './support/contract';
 import { createSector, provisionTenant, ProvisionedTenant, seedUser, tenantSql } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
-/** Every SectorSettings field with its default (interface.md; CONVENTIONS §1: every field present). */
+/** Every SectorSettings field with its default (docs/api.md, Limits and defaults); a response carries every field. */
 function defaults(sectorID: string) {
   return {
     sectorID,

@@ -1,5 +1,5 @@
 /**
- * Self sign-up (CONVENTIONS §4) and signup MFA (interface op 16): allowed only
+ * Self sign-up (docs/api.md, Sign-in flows) and signup MFA (interface op 16): allowed only
  * where SelfSignUpAllowed, the password policy, taken emails, the platform default
  * sector when sectorID is omitted, and in an MFA-required sector the email-OTP
  * enrollment (MFA_ENROLLMENT_REQUIRED, a mailed code, POST /signup/mfa/verify with
@@ -18,7 +18,7 @@ type Res = { status: number; body: any; headers: Record<string, string> };
 
 const PASSWORD = 'a perfectly fine passphrase';
 
-/** The whole contract error body (CONVENTIONS §2); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
+/** The whole contract error body (docs/api.md, Errors); ErrorInfo.metadata is exactly {} unless `opts.metadata` says otherwise. */
 const expectWireError = (res: Res, status: number, code: number, reason: string, opts: WireErrorOptions = {}) =>
   expectContractError(res, status, code, reason, { ...opts, metadata: opts.metadata ?? {} });
 

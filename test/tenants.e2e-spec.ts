@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MigrationService } from '../src/database/migration.service';
+import { MigrationService } from '../src/tenancy/migration.service';
 import { TenantConnections } from '../src/tenancy/tenant-connections';
 import { KeyService } from '../src/keys/key.service';
 import { SectorService } from '../src/sector/sector.service';

@@ -1,5 +1,5 @@
 /**
- * Access tokens end to end (CONVENTIONS §3, interface op 20): tokens verify with a
+ * Access tokens end to end (docs/api.md, Credentials; interface op 20): tokens verify with a
  * standard JOSE library against the published JWK Set; introspection answers for
  * the caller's tenant and refuses expired, tampered, forged, unsigned, foreign and
  * orphaned tokens, exactly as the bearer check does; key rotation keeps old tokens

@@ -1,5 +1,5 @@
 /**
- * The user list (interface.md op 6; CONVENTIONS §5): paging, sorting with ties,
+ * The user list (op 6; docs/api.md, Endpoints and Limits and defaults): paging, sorting with ties,
  * search, filters and their combinations, the UserListItem shape with
  * inviteStatus, and who may list. Users come into existence through the API.
  */

@@ -1,8 +1,8 @@
 /**
- * User administration end to end: create (CONVENTIONS §6), get (op 7), update
- * (op 8) and delete, with the access rules of CONVENTIONS §3 (admins, the user by
+ * User administration end to end: create (docs/api.md, Endpoints), get (op 7), update
+ * (op 8) and delete, with the access rules (docs/api.md, Roles: admins, the user by
  * token or by a recent transactionID, sector members when the sector allows it,
- * API tokens of the sector) and the update rules of interface.md op 8.
+ * API tokens of the sector) and the update rules of op 8 (docs/api.md, Roles).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -14,7 +14,7 @@ type Res = { status: number; body: any; headers: Record<string, string> };
 
 const EMPTY_ADDRESS = { formatted: '', streetAddress: '', locality: '', region: '', postalCode: '', country: '' };
 
-/** A UserProfile with every field at its zero value (CONVENTIONS §1). */
+/** A UserProfile with every field at its zero value (docs/api.md, Overview). */
 function zeroProfile(sub: string, email: string) {
   return {
     sub,

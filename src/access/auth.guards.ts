@@ -1,13 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { SettingsRepository } from '../settings/settings.repository';
+import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { UserRepository } from '../user/user.repository';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { headerValue, IncomingRequest } from '../common/http/request';
 import { TenantConnections } from '../tenancy/tenant-connections';
-import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantDirectory } from '../tenancy/tenant-directory';
 import { isUuid } from '../common/wire/wire';
 import { BEARER_STRATEGY } from './bearer.strategy';
 import { CredentialService } from './credential.service';
@@ -15,7 +15,7 @@ import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
 import type { Principal } from './principal';
 import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from './role-matrix';
 
-type GuardedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute; targetUser?: TargetUserRef };
+type GuardedRequest = IncomingRequest & { user?: Principal; targetScope?: SectorScope; targetUser?: TargetUserRef };
 
 function requirementOf(reflector: Reflector, context: ExecutionContext): { isPublic: boolean; requirement?: AuthRequirement } {
   const targets = [context.getHandler(), context.getClass()];
@@ -59,9 +59,10 @@ export class AuthenticationGuard extends AuthGuard(BEARER_STRATEGY) {
 }
 
 /**
- * Global guard 2: resolves the handler's target (a sector, or a user and their
- * sector, with the sector's settings when the role depends on them) and checks
- * the declared role against the role matrix. Deny by default: a handler that
+ * Global guard 2: resolves the handler's target once — the sector scope (tenant,
+ * sector, database handle, settings when the role depends on them), and for user
+ * routes the user — hands it to the handler, and checks the declared role against
+ * the role matrix. Deny by default: a handler that
  * declares neither @Public nor @Authenticated is refused.
  */
 @Injectable()
@@ -70,8 +71,8 @@ export class RoleGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
+    private readonly scopes: SectorScopes,
     private readonly users: UserRepository,
-    private readonly settings: SettingsRepository,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -82,10 +83,12 @@ export class RoleGuard implements CanActivate {
     const principal = req.user;
     if (!principal) throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A valid bearer credential is required.');
     const target: AccessTarget = {};
+    let scope: SectorScope | undefined;
     if (requirement.sectorFrom === 'param') {
-      target.sector = await this.directory.routeSector(req.params.sectorID ?? '');
+      const route = await this.directory.routeSector(req.params.sectorID ?? '');
       // Another tenant's sector answers exactly like a missing one.
-      if (target.sector.tenant.id !== principal.tenant.id) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+      if (route.tenant.id !== principal.tenant.id) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+      scope = await this.scopes.of(route);
     } else if (requirement.sectorFrom === 'userParam') {
       const sub = req.params.sub ?? '';
       if (!isUuid(sub)) throw DomainError.invalidField('sub', 'must be a UUID');
@@ -94,22 +97,26 @@ export class RoleGuard implements CanActivate {
         throw DomainError.unauthenticated(Reason.TRANSACTION_PROOF_INVALID, 'The transactionID does not prove a sign-in of this user.');
       }
       // Looked up in the caller's own tenant: another tenant's user answers like a missing one.
-      const user = await this.users.findAuthState(await this.connections.db(principal.tenant), sub);
-      if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
       const tenant = principal.tenant;
-      target.sector = { tenant, sectorId: user.sectorId, isDefault: user.sectorId === tenant.rootSectorId };
+      const db = await this.connections.db(tenant);
+      const user = await this.users.findAuthState(db, sub);
+      if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+      scope = this.scopes.withDb({ tenant, sectorId: user.sectorId, isDefault: user.sectorId === tenant.rootSectorId }, db);
       target.userId = user.id;
       target.userIsAdmin = user.isAdmin;
-      req.targetUser = { id: user.id, sectorId: user.sectorId, sector: target.sector };
+      req.targetUser = { id: user.id, isAdmin: user.isAdmin, scope };
     }
-    if (target.sector && ROLES_NEEDING_FLAGS.has(requirement.role)) {
-      const row = await this.settings.find(await this.connections.db(target.sector.tenant), target.sector.sectorId);
-      target.flags = {
-        allowUserCreationForNonAdmins: row?.allowUserCreationForNonAdmins ?? false,
-        allowUserReadForNonAdmins: row?.allowUserReadForNonAdmins ?? false,
-      };
+    if (scope) {
+      target.sector = scope.route;
+      req.targetScope = scope;
+      if (ROLES_NEEDING_FLAGS.has(requirement.role)) {
+        const settings = await scope.settings();
+        target.flags = {
+          allowUserCreationForNonAdmins: settings.allowUserCreationForNonAdmins,
+          allowUserReadForNonAdmins: settings.allowUserReadForNonAdmins,
+        };
+      }
     }
-    req.targetSector = target.sector;
     if (!allows(requirement.role, principal, target)) throw DomainError.permissionDenied();
     return true;
   }

@@ -1,25 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AccessTokenClaims, AccessTokenService } from '../keys/access-token.service';
-import { UserAuthState, UserRepository } from '../user/user.repository';
+import { AccessTokenService } from '../keys/access-token.service';
+import { AccessTokenVerifier } from '../keys/access-token-verifier';
+import { UserRepository } from '../user/user.repository';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { TenantEntity } from '../tenancy/tenant.entity';
 import { ApiTokenService } from '../api-token/api-token.service';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { tenantOfRoutedId } from '../tenancy/routed-id';
 import { Principal, TransactionPrincipal } from './principal';
 
-/** How long a successful sign-in's transactionID proves self-access (CONVENTIONS §3). */
+/** How long a successful sign-in's transactionID proves self-access (docs/api.md, Credentials). */
 export const SELF_PROOF_WINDOW_MS = 15 * 60 * 1000;
-
-export interface VerifiedToken {
-  claims: AccessTokenClaims;
-  tenant: TenantEntity;
-  /** The token's user as stored now. */
-  user: UserAuthState;
-}
 
 /**
  * Turns a bearer credential into a Principal, reading the user's stored state on
@@ -30,6 +23,7 @@ export interface VerifiedToken {
 export class CredentialService {
   constructor(
     private readonly tokens: AccessTokenService,
+    private readonly verifier: AccessTokenVerifier,
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
     private readonly users: UserRepository,
@@ -37,35 +31,12 @@ export class CredentialService {
     private readonly transactions: AuthTransactionRepository,
   ) {}
 
-  /**
-   * Verifies an access token and loads its user; TOKEN_INVALID when the user or
-   * tenant is gone. With `tenantId`, a token of another tenant is refused before
-   * anything of that tenant is read.
-   */
-  async verifyAccessToken(token: string, tenantId?: string): Promise<VerifiedToken> {
-    const claims = await this.tokens.verify(token);
-    if (tenantId !== undefined && claims.tenantID !== tenantId) {
-      throw DomainError.permissionDenied('The token belongs to another tenant.', Reason.TENANT_MISMATCH);
-    }
-    const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
-    const tenant = await this.directory.tenantById(claims.tenantID);
-    if (!tenant) throw invalid();
-    const db = await this.connections.db(tenant);
-    const user = await this.users.findAuthState(db, claims.sub);
-    if (!user || user.sectorId !== claims.sectorID) throw invalid();
-    // A password change revokes every token issued before it but the one that made the change.
-    if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
-      throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
-    }
-    return { claims, tenant, user };
-  }
-
   async authenticate(credential: string): Promise<Principal> {
     if (this.apiTokens.isApiToken(credential)) return this.apiTokens.authenticate(credential);
     if (!this.tokens.looksLikeJwt(credential)) {
       throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
     }
-    const { claims, tenant, user } = await this.verifyAccessToken(credential);
+    const { claims, tenant, user } = await this.verifier.verify(credential);
     return {
       kind: 'user',
       tenant,

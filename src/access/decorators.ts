@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import type { IncomingRequest } from '../common/http/request';
-import type { SectorRoute } from '../tenancy/tenant-directory';
+import type { SectorScope } from '../settings/sector-scope';
 import type { Principal } from './principal';
 import { AuthRequirement, Role } from './role-matrix';
 
@@ -15,14 +15,15 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 export const Authenticated = (requirement: AuthRequirement = { role: Role.AUTHENTICATED }) =>
   SetMetadata(AUTH_REQUIREMENT, requirement);
 
-/** The user a handler acts on (resolved by the role guard from `:sub`). */
+/** The user a handler acts on (resolved by the role guard from `:sub`), with the scope of their sector. */
 export interface TargetUserRef {
   id: string;
-  sectorId: string;
-  sector: SectorRoute;
+  /** The stored admin flag, read by the guard on this request. */
+  isAdmin: boolean;
+  scope: SectorScope;
 }
 
-type AuthedRequest = IncomingRequest & { user?: Principal; targetSector?: SectorRoute; targetUser?: TargetUserRef };
+type AuthedRequest = IncomingRequest & { user?: Principal; targetScope?: SectorScope; targetUser?: TargetUserRef };
 
 /** The authenticated caller (set by the guard). */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
@@ -31,10 +32,10 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   return principal;
 });
 
-/** The target sector the role guard resolved from the route. */
-export const TargetSector = createParamDecorator((_: unknown, ctx: ExecutionContext): SectorRoute => {
-  const target = ctx.switchToHttp().getRequest<AuthedRequest>().targetSector;
-  if (!target) throw new Error('TargetSector used on a handler whose @Authenticated has no sectorFrom');
+/** The scope of the target sector the role guard resolved from the route (`:sectorID`, or the sector of user `:sub`). */
+export const TargetScope = createParamDecorator((_: unknown, ctx: ExecutionContext): SectorScope => {
+  const target = ctx.switchToHttp().getRequest<AuthedRequest>().targetScope;
+  if (!target) throw new Error('TargetScope used on a handler whose @Authenticated has no sectorFrom');
   return target;
 });
 

@@ -7,7 +7,8 @@ import { Reason } from '../common/errors/error-codes';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
 import { isUuid } from '../common/wire/wire';
 import { TenantConnections } from '../tenancy/tenant-connections';
-import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { SectorScope } from '../settings/sector-scope';
 import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse } from './dto/api-token.dto';
 import { toApiTokenResponse } from './api-token.mapper';
 import { ApiTokenRepository } from './api-token.repository';
@@ -33,11 +34,11 @@ export class ApiTokenService {
     return credential.startsWith(API_TOKEN_PREFIX);
   }
 
-  async create(sector: SectorRoute, caller: Principal, name: string): Promise<CreateApiTokenResponse> {
-    const token = API_TOKEN_PREFIX + newRoutedId(sector.tenant.id);
+  async create(scope: SectorScope, caller: Principal, name: string): Promise<CreateApiTokenResponse> {
+    const token = API_TOKEN_PREFIX + newRoutedId(scope.route.tenant.id);
     const row = Object.assign(new ApiTokenEntity(), {
       id: randomUUID(),
-      sectorId: sector.sectorId,
+      sectorId: scope.route.sectorId,
       name,
       prefix: token.slice(0, 8),
       tokenHash: hashSecretToken(token),
@@ -45,19 +46,16 @@ export class ApiTokenService {
       createdAt: new Date(),
       lastUsedAt: null,
     });
-    const db = await this.connections.db(sector.tenant);
-    await this.tokens.insert(db, row);
+    await this.tokens.insert(scope.db, row);
     return { token, apiToken: toApiTokenResponse(row) };
   }
 
-  async list(sector: SectorRoute): Promise<ListApiTokensResponse> {
-    const db = await this.connections.db(sector.tenant);
-    return { apiTokens: (await this.tokens.list(db, sector.sectorId)).map(toApiTokenResponse) };
+  async list(scope: SectorScope): Promise<ListApiTokensResponse> {
+    return { apiTokens: (await this.tokens.list(scope.db, scope.route.sectorId)).map(toApiTokenResponse) };
   }
 
-  async revoke(sector: SectorRoute, id: string): Promise<RevokeApiTokenResponse> {
-    const db = await this.connections.db(sector.tenant);
-    if (!isUuid(id) || !(await this.tokens.delete(db, sector.sectorId, id))) {
+  async revoke(scope: SectorScope, id: string): Promise<RevokeApiTokenResponse> {
+    if (!isUuid(id) || !(await this.tokens.delete(scope.db, scope.route.sectorId, id))) {
       throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
     }
     this.touched.delete(id);

@@ -32,7 +32,7 @@ export class SignupService {
     }
     // Every signup costs a password hash: counted per address before any work.
     await this.throttle.count({ clientIp }, 'signup');
-    const user = await this.userService.signUp(scope.route, dto);
+    const user = await this.userService.signUp(scope, dto);
     if (!settings.mfaRequired) return this.engine.recordFactor(scope, user, undefined, 'PASSWORD', clientIp);
     const tx = await this.engine.startTransaction(scope, user, ['PASSWORD'], ENROLLMENT, clientIp);
     await this.enrollment.begin({ scope, tx, user, login: user.username, clientIp }, user);

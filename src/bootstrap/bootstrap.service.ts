@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { TenantEntity } from '../tenancy/tenant.entity';
+import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantService } from '../tenant/tenant.service';
 
 const BOOTSTRAP_LOCK = 'iam-bootstrap';
@@ -30,6 +30,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly directoryRepo: DirectoryRepository,
     private readonly tenants: TenantService,
   ) {}
 
@@ -38,13 +39,12 @@ export class BootstrapService implements OnApplicationBootstrap {
   }
 
   private async ensurePlatform(): Promise<BootstrapOutcome> {
-    const repo = this.main.getRepository(TenantEntity);
-    if (await repo.existsBy({ isPlatform: true })) return { created: false };
+    if (await this.directoryRepo.platformExists()) return { created: false };
     const runner = this.main.createQueryRunner();
     await runner.connect();
     try {
       await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [BOOTSTRAP_LOCK]);
-      if (await repo.existsBy({ isPlatform: true })) return { created: false };
+      if (await this.directoryRepo.platformExists()) return { created: false };
       const email = this.config.bootstrapAdminEmail;
       const generated = this.config.bootstrapAdminPassword === undefined ? randomBytes(18).toString('base64url') : undefined;
       await this.tenants.create({

@@ -1,31 +1,23 @@
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../tenancy/tenant-connections';
-import { TenantDirectory } from '../tenancy/tenant-directory';
-import { TenantStorageService } from '../tenancy/tenant-storage';
 import { mainDataSourceOptions } from './data-source-options';
-import { MigrationService } from './migration.service';
 import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from './tokens';
 
-/** Runs the migrations when the module starts and closes the main pool last. */
+/** Closes the main pool last (global modules shut down after the others). */
 @Injectable()
-class MainDatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
-    private readonly migrations: MigrationService,
-  ) {}
-
-  onModuleInit(): Promise<void> {
-    return this.migrations.migrateAll();
-  }
+class MainDatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
 
   async onApplicationShutdown(): Promise<void> {
     if (this.main.isInitialized) await this.main.destroy();
   }
 }
 
-/** The main database, the tenant directory and the per-tenant database handles. */
+/**
+ * The main database: its URL and DataSource. The directory tables in it, tenant
+ * storage and migrations belong to TenancyModule (src/tenancy).
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -45,13 +37,9 @@ export class DatabaseModule {
             return ds;
           },
         },
-        TenantStorageService,
-        TenantConnections,
-        TenantDirectory,
-        MigrationService,
         MainDatabaseLifecycle,
       ],
-      exports: [MAIN_DATABASE_URL, MAIN_DATA_SOURCE, TenantStorageService, TenantConnections, TenantDirectory, MigrationService],
+      exports: [MAIN_DATABASE_URL, MAIN_DATA_SOURCE],
     };
   }
 }

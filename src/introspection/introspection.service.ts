@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialService } from '../access/credential.service';
+import { AccessTokenVerifier } from '../keys/access-token-verifier';
 import { Principal } from '../access/principal';
 import { int64 } from '../common/wire/wire';
 import { IntrospectionResponse } from './dto/introspection.dto';
 
 @Injectable()
 export class IntrospectionService {
-  constructor(private readonly credentials: CredentialService) {}
+  constructor(private readonly verifier: AccessTokenVerifier) {}
 
   /**
    * Validates a token for a caller of the same tenant: signature against the
    * cached keys, exact expiry, and a user that still exists (one indexed read).
    */
   async introspect(caller: Principal, token: string): Promise<IntrospectionResponse> {
-    const { claims, user } = await this.credentials.verifyAccessToken(token, caller.tenant.id);
+    const { claims, user } = await this.verifier.verify(token, caller.tenant.id);
     return {
       sub: user.id,
       username: user.username,

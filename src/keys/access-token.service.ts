@@ -7,7 +7,7 @@ import { Reason } from '../common/errors/error-codes';
 import { isUuid } from '../common/wire/wire';
 import { KeyService, SIGNING_ALG } from './key.service';
 
-/** The claims of an access token (CONVENTIONS §3). */
+/** The claims of an access token (docs/api.md, Credentials). */
 export interface AccessTokenClaims {
   sub: string;
   iat: number;

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
+import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SigningKeyEntity } from '../tenancy/signing-key.entity';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -46,7 +46,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly box: SecretBox,
-    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
   ) {}
 
@@ -80,14 +80,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   async reload(): Promise<void> {
     if (this.reloading) return this.reloading;
     this.reloading = (async () => {
-      const rows: SigningKeyEntity[] = await this.main
-        .getRepository(SigningKeyEntity)
-        .createQueryBuilder('k')
-        .where(
-          `k.retired_at IS NULL OR k.retired_at + make_interval(secs => k.max_token_ttl_seconds + ${RETIRED_MARGIN_SECONDS}) > now()`,
-        )
-        .orderBy('k.created_at', 'ASC')
-        .getMany();
+      const rows = await this.directoryRepo.publishedSigningKeys(RETIRED_MARGIN_SECONDS);
       const next = new Map<string, PublicKeyEntry>();
       for (const row of rows) {
         const previous = this.publicKeys.get(row.kid);
@@ -122,7 +115,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   async privateKey(kid: string): Promise<KeyObject> {
     const cached = this.privateKeys.get(kid);
     if (cached) return cached;
-    const row = await this.main.getRepository(SigningKeyEntity).findOneByOrFail({ kid });
+    const row = await this.directoryRepo.signingKey(kid);
     const key = createPrivateKey(this.box.open(SEAL_PURPOSE, row.privateKeySealed));
     this.privateKeys.set(kid, key);
     return key;
@@ -134,13 +127,13 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
    */
   async noteTokenTtl(kid: string, ttlSeconds: number): Promise<void> {
     if ((this.ttlSeen.get(kid) ?? 0) >= ttlSeconds) return;
-    await this.main.query('UPDATE signing_keys SET max_token_ttl_seconds = GREATEST(max_token_ttl_seconds, $2) WHERE kid = $1', [kid, ttlSeconds]);
+    await this.directoryRepo.raiseMaxTokenTtl(kid, ttlSeconds);
     this.ttlSeen.set(kid, ttlSeconds);
   }
 
   /** Stores a new key for the tenant inside the caller's transaction. */
   async insert(em: EntityManager, row: SigningKeyEntity): Promise<void> {
-    await em.getRepository(SigningKeyEntity).insert(row);
+    await this.directoryRepo.insertSigningKey(em, row);
   }
 
   /**
@@ -149,14 +142,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
    */
   async rotate(tenantId: string): Promise<{ oldKid: string; newKid: string }> {
     const row = await this.generate(tenantId);
-    const result = await this.main.transaction(async (em) => {
-      const [tenant] = await em.query('SELECT kid FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
-      if (!tenant) throw new Error(`No tenant ${tenantId}`);
-      await this.insert(em, row);
-      await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [tenant.kid]);
-      await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
-      return { oldKid: tenant.kid as string, newKid: row.kid };
-    });
+    const result = await this.directoryRepo.rotateSigningKey(tenantId, row);
     this.directory.forget(tenantId); // this instance signs with the new key at once (the cached tenant row holds the kid)
     await this.reload();
     return result;

@@ -3,12 +3,14 @@ import { JwtModule } from '@nestjs/jwt';
 import { AccessTokenService } from './access-token.service';
 import { JwksController } from './jwks.controller';
 import { KeyService } from './key.service';
+import { AccessTokenVerifier } from './access-token-verifier';
+import { UserModule } from '../user/user.module';
 
-/** Signing keys, the JWK Set, and access-token signing and verification. */
+/** Signing keys, the JWK Set, and access tokens: signing and complete verification. */
 @Module({
-  imports: [JwtModule.register({})],
+  imports: [JwtModule.register({}), UserModule],
   controllers: [JwksController],
-  providers: [KeyService, AccessTokenService],
-  exports: [KeyService, AccessTokenService],
+  providers: [KeyService, AccessTokenService, AccessTokenVerifier],
+  exports: [KeyService, AccessTokenService, AccessTokenVerifier],
 })
 export class KeysModule {}

@@ -7,7 +7,7 @@ export interface TemplateSet {
   html: string;
 }
 
-/** The documented template variables (CONVENTIONS §5); any other name renders empty. */
+/** The documented template variables (docs/api.md, Templates); any other name renders empty. */
 export type TemplateVars = {
   code?: string;
   link?: string;

@@ -6,6 +6,8 @@ import { OutboxDelivery } from './outbox-delivery';
 import { OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxWorker } from './outbox.worker';
+import { SectorMessages } from './sector-messages';
+import { SectorModule } from '../sector/sector.module';
 
 /** SMTP time-outs that keep one delivery well inside the outbox lease. */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
@@ -16,6 +18,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
  */
 @Module({
   imports: [
+    SectorModule,
     MailerModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): MailerOptions => ({
@@ -28,7 +31,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
       }),
     }),
   ],
-  providers: [OutboxRepository, OutboxPendingRepository, OutboxDelivery, OutboxWorker, MailService],
-  exports: [MailService],
+  providers: [OutboxRepository, OutboxPendingRepository, OutboxDelivery, OutboxWorker, MailService, SectorMessages],
+  exports: [MailService, SectorMessages],
 })
 export class MailModule {}

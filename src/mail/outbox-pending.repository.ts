@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { sqlStateOf } from '../common/errors/db-errors';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 
 /**
@@ -10,6 +11,19 @@ export type ExactTime = string;
 
 /** SQL rendering a timestamptz expression as an ExactTime. */
 export const exactTime = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * A hint is only ever written for a tenant of the directory: `outbox_pending.tenant_id`
+ * references it (ON DELETE CASCADE), and a write for a tenant that is gone fails
+ * that check (foreign_key_violation), which means "no hint".
+ */
+async function unlessTenantGone(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (sqlStateOf(err) !== '23503') throw err;
+  }
+}
 
 /** When to look at a tenant's outbox again: when its next row is due, or after a delay on the database clock. */
 export type NextLook = { at: ExactTime } | { inMs: number };
@@ -34,11 +48,13 @@ export class OutboxPendingRepository {
 
   /** A message was queued for the tenant: its hint is due now (or earlier) and its version changes. */
   async touch(tenantId: string): Promise<void> {
-    await this.main.query(
-      `INSERT INTO outbox_pending AS p (tenant_id, due_at) SELECT id, now() FROM tenants WHERE id = $1
-       ON CONFLICT (tenant_id) DO UPDATE
-         SET due_at = least(p.due_at, now()), updated_at = greatest(now(), p.updated_at + interval '1 microsecond')`,
-      [tenantId],
+    await unlessTenantGone(
+      this.main.query(
+        `INSERT INTO outbox_pending AS p (tenant_id, due_at) VALUES ($1, now())
+         ON CONFLICT (tenant_id) DO UPDATE
+           SET due_at = least(p.due_at, now()), updated_at = greatest(now(), p.updated_at + interval '1 microsecond')`,
+        [tenantId],
+      ),
     );
   }
 
@@ -87,11 +103,13 @@ export class OutboxPendingRepository {
       return;
     }
     const [at, inMs] = 'at' in next ? [next.at, null] : [null, next.inMs];
-    await this.main.query(
-      `INSERT INTO outbox_pending AS p (tenant_id, due_at)
-       SELECT id, coalesce($2::timestamptz, now() + $3::float8 * interval '1 millisecond') FROM tenants WHERE id = $1
-       ON CONFLICT (tenant_id) DO UPDATE SET due_at = excluded.due_at WHERE p.updated_at IS NOT DISTINCT FROM $4::timestamptz`,
-      [tenantId, at, inMs, seen],
+    await unlessTenantGone(
+      this.main.query(
+        `INSERT INTO outbox_pending AS p (tenant_id, due_at)
+         VALUES ($1, coalesce($2::timestamptz, now() + $3::float8 * interval '1 millisecond'))
+         ON CONFLICT (tenant_id) DO UPDATE SET due_at = excluded.due_at WHERE p.updated_at IS NOT DISTINCT FROM $4::timestamptz`,
+        [tenantId, at, inMs, seen],
+      ),
     );
   }
 }

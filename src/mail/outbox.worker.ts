@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DataSource } from 'typeorm';
+import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox-delivery';
 import { HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
@@ -59,7 +58,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
     private readonly outbox: OutboxRepository,
@@ -121,7 +120,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
-        const tenants = await this.main.getRepository(TenantEntity).find({ order: { createdAt: 'ASC' } });
+        const tenants = await this.directoryRepo.allTenants();
         let next = 0;
         const lane = async () => {
           while (next < tenants.length && !this.stopping) {

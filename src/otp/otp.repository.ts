@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { translatingUniqueViolations } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
 import { TenantDb } from '../tenancy/tenant-db';
 import { OtpRegistrationEntity, OtpType } from './otp-registration.entity';
 
@@ -26,8 +29,11 @@ export class OtpRepository {
     return rows.length > 0;
   }
 
+  /** Inserts a registration; a destination the user already registered is ALREADY_EXISTS. */
   async insert(db: TenantDb, row: OtpRegistrationEntity): Promise<void> {
-    await db.manager.getRepository(OtpRegistrationEntity).insert(row as never);
+    await translatingUniqueViolations(() => db.manager.getRepository(OtpRegistrationEntity).insert(row as never), {
+      otp_registrations_destination_key: () => DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.'),
+    });
   }
 
   async delete(db: TenantDb, userId: string, id: string): Promise<boolean> {

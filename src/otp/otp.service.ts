@@ -2,19 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { TargetUserRef } from '../access/decorators';
 import { SecretBox } from '../common/crypto/secret-box';
-import { isUniqueViolation } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
-import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { isUuid } from '../common/wire/wire';
-import { SectorRoute } from '../tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { OTP_DEFAULTS, OTP_SMS_DEFAULT } from '../mail/default-templates';
-import { renderMail, renderSms } from '../mail/mail-templates';
-import { MailService } from '../mail/mail.service';
 import { SectorRepository } from '../sector/sector.repository';
-import { SettingsRepository } from '../settings/settings.repository';
+import { SectorMessages } from '../mail/sector-messages';
+import { SectorScope } from '../settings/sector-scope';
 import { UserRepository } from '../user/user.repository';
 import { ThrottleService } from '../throttle/throttle.service';
 import { accountRef } from '../throttle/throttle-policy';
@@ -47,19 +42,16 @@ export interface CodeRecipient {
 export class OtpService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly connections: TenantConnections,
     private readonly otp: OtpRepository,
     private readonly users: UserRepository,
-    private readonly settings: SettingsRepository,
     private readonly sectors: SectorRepository,
-    private readonly mail: MailService,
+    private readonly messages: SectorMessages,
     private readonly box: SecretBox,
     private readonly throttle: ThrottleService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListOtpRegistrationsResponse> {
-    const db = await this.connections.db(target.sector.tenant);
-    const rows = await this.otp.listForUser(db, target.id);
+    const rows = await this.otp.listForUser(target.scope.db, target.id);
     return {
       registrations: rows.map((r) => ({ registrationID: r.id, type: r.type, destination: maskDestination(r.type, r.destination), verified: r.verifiedAt !== null })),
     };
@@ -72,16 +64,16 @@ export class OtpService {
    * and an unverified one expires after OTP_PENDING_REGISTRATION_TTL_SECONDS.
    */
   async create(target: TargetUserRef, dto: CreateOtpRegistrationDto, clientIp: string): Promise<CreateOtpRegistrationResponse> {
-    const db = await this.connections.db(target.sector.tenant);
+    const { db, route } = target.scope;
     const user = await this.users.findById(db, target.id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
     if (dto.type === 'totp') {
       const secret = await newTotpSecret();
-      const sector = await this.sectors.findById(db, target.sectorId);
+      const sector = await this.sectors.findById(db, route.sectorId);
       const row = this.newRow(target.id, 'totp', '');
       row.secretSealed = this.box.seal(TOTP_SECRET_SEAL, secret);
       await this.otp.insert(db, row);
-      return { registrationID: row.id, type: 'totp', secret, otpauthURL: await totpUri(secret, sector?.name || target.sector.tenant.name, user.username) };
+      return { registrationID: row.id, type: 'totp', secret, otpauthURL: await totpUri(secret, sector?.name || route.tenant.name, user.username) };
     }
     const destination = (dto.destination ?? '').trim();
     if (dto.type === 'email' && !EMAIL.test(destination)) throw DomainError.invalidField('destination', 'must be an email address');
@@ -94,9 +86,9 @@ export class OtpService {
       const wait = await this.otp.claimSend(db, existing.id, this.config.otpResendCooldownSeconds);
       if (wait > 0) throw this.cooldownError(wait);
     }
-    await this.throttle.count({ tenantId: target.sector.tenant.id, sectorId: target.sectorId, account: accountRef(target.id, ''), clientIp }, 'send');
+    await this.throttle.count({ tenantId: route.tenant.id, sectorId: route.sectorId, account: accountRef(target.id, ''), clientIp }, 'send');
     const registration = existing ?? this.newRow(target.id, dto.type, destination);
-    await db.transaction(async (tx) => {
+    await this.messages.inTransaction(target.scope, async (tx) => {
       if (!existing) {
         if ((await this.otp.lockPendingCount(tx, target.id, ttl)) >= this.config.otpPendingRegistrationsMax) {
           throw new DomainError(
@@ -107,24 +99,18 @@ export class OtpService {
           );
         }
         registration.codeSentAt = new Date();
-        try {
-          await this.otp.insert(tx, registration);
-        } catch (err) {
-          if (isUniqueViolation(err)) throw DomainError.alreadyExists(Reason.OTP_REGISTRATION_EXISTS, 'This destination is already registered.');
-          throw err;
-        }
+        await this.otp.insert(tx, registration);
       }
       const code = newOtpCode();
       await this.otp.storeCode(tx, registration.id, this.box.mac(OTP_CODE_MAC, codeMacInput(registration.id, code)), this.config.otpCodeTtlSeconds, this.config.otpMaxAttempts);
-      await this.enqueueCode(tx, target.sector, registration, code, { email: user.email, username: user.username });
+      await this.enqueueCode(tx, target.scope, registration, code, { email: user.email, username: user.username });
     });
-    this.mail.kick(target.sector.tenant.id);
     return { registrationID: registration.id, type: registration.type, secret: '', otpauthURL: '' };
   }
 
   /** Confirms a new factor with its first code; only then does it count. */
   async verify(target: TargetUserRef, registrationId: string, code: string): Promise<OtpRegistrationIdResponse> {
-    const db = await this.connections.db(target.sector.tenant);
+    const db = target.scope.db;
     const row = await this.requireRegistration(db, target.id, registrationId);
     if (row.verifiedAt) throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor is already verified.');
     if (row.type === 'totp') {
@@ -146,34 +132,21 @@ export class OtpService {
   }
 
   async remove(target: TargetUserRef, registrationId: string): Promise<OtpRegistrationIdResponse> {
-    const db = await this.connections.db(target.sector.tenant);
+    const db = target.scope.db;
     await this.requireRegistration(db, target.id, registrationId);
     await this.otp.delete(db, target.id, registrationId);
     return { registrationID: registrationId };
   }
 
-  /** Renders the sector's OTP template and queues it (mail or SMS) in the caller's transaction. */
-  async enqueueCode(tx: TenantDb, sector: SectorRoute, registration: OtpRegistrationEntity, code: string, recipient: CodeRecipient): Promise<void> {
-    const settings = await this.settings.find(tx, sector.sectorId);
-    const sectorRow = await this.sectors.findById(tx, sector.sectorId);
-    const vars = {
+  /** Queues a code (mail or SMS, with the sector's code template) in the caller's transaction. */
+  enqueueCode(tx: TenantDb, scope: SectorScope, registration: OtpRegistrationEntity, code: string, recipient: CodeRecipient): Promise<void> {
+    const to = registration.type === 'sms' ? { phone: registration.destination } : { email: registration.destination };
+    return this.messages.enqueue(tx, scope, 'code', to, {
       code,
       email: recipient.email,
       username: recipient.username,
-      sectorName: sectorRow?.name ?? '',
       expiresInMinutes: Math.ceil(this.config.otpCodeTtlSeconds / 60),
-    };
-    if (registration.type === 'sms') {
-      const body = renderSms(settings?.otpSmsTemplate ?? '', OTP_SMS_DEFAULT, vars);
-      await this.mail.enqueueSms(tx, { to: registration.destination, body, tag: 'otp' });
-      return;
-    }
-    const rendered = renderMail(
-      { subject: settings?.otpEmailSubject ?? '', text: settings?.otpEmailBodyTemplate ?? '', html: settings?.otpEmailBodyHtmlTemplate ?? '' },
-      OTP_DEFAULTS,
-      vars,
-    );
-    await this.mail.enqueueMail(tx, { to: registration.destination, subject: rendered.subject, text: rendered.text, html: rendered.html, tag: 'otp' });
+    });
   }
 
   /** Checks a TOTP code of a verified registration and consumes its time step. */

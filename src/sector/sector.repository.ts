@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { translatingUniqueViolations } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
-import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
 import { SectorEntity } from './sector.entity';
 
 export interface SectorFilter {
@@ -11,17 +11,18 @@ export interface SectorFilter {
   filterDomain?: string;
 }
 
-/** Sectors in a tenant's database, and their routing entries in the main directory. */
+/** Sectors in a tenant's database (their routing entries in the main directory: DirectoryRepository). */
 @Injectable()
 export class SectorRepository {
-  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
-
   findById(db: TenantDb, id: string): Promise<SectorEntity | null> {
     return db.manager.getRepository(SectorEntity).findOneBy({ id });
   }
 
+  /** Inserts a sector; a slug taken in the tenant is ALREADY_EXISTS. */
   async insert(db: TenantDb, sector: SectorEntity): Promise<void> {
-    await db.manager.getRepository(SectorEntity).insert(sector);
+    await translatingUniqueViolations(() => db.manager.getRepository(SectorEntity).insert(sector), {
+      sectors_slug_key: () => DomainError.alreadyExists(Reason.SECTOR_SLUG_TAKEN, `A sector with slug "${sector.slug}" already exists in this tenant.`),
+    });
   }
 
   async list(db: TenantDb, filter: SectorFilter, p: Paging): Promise<{ items: SectorEntity[]; total: number }> {
@@ -36,25 +37,5 @@ export class SectorRepository {
 
   async count(db: TenantDb): Promise<number> {
     return db.manager.getRepository(SectorEntity).count();
-  }
-
-  /** Adds the routing entry of a sector to the main directory (in `em`'s transaction when given). */
-  async insertDirectoryEntry(tenantId: string, sector: SectorEntity, em: EntityManager = this.main.manager): Promise<void> {
-    await em.getRepository(SectorDirectoryEntity).insert({
-      sectorId: sector.id,
-      tenantId,
-      slug: sector.slug,
-      name: sector.name,
-      isDefault: sector.isDefault,
-    });
-  }
-
-  async deleteDirectoryEntry(sectorId: string): Promise<void> {
-    await this.main.getRepository(SectorDirectoryEntity).delete({ sectorId });
-  }
-
-  /** The tenant's sectors as the directory lists them (no tenant database needed). */
-  directoryEntries(tenantId: string): Promise<SectorDirectoryEntity[]> {
-    return this.main.getRepository(SectorDirectoryEntity).find({ where: { tenantId }, order: { isDefault: 'DESC', slug: 'ASC' } });
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { pageInfo, paging } from '../common/wire/paging';
@@ -28,6 +28,7 @@ export class SectorService {
     private readonly connections: TenantConnections,
     private readonly sectors: SectorRepository,
     private readonly settings: SettingsRepository,
+    private readonly directoryRepo: DirectoryRepository,
   ) {}
 
   /** Inserts a sector and its default settings inside the caller's tenant transaction. */
@@ -39,14 +40,7 @@ export class SectorService {
     sector.domain = input.domain ?? '';
     sector.allowedOrigins = input.allowedOrigins ?? [];
     sector.isDefault = input.isDefault ?? false;
-    try {
-      await this.sectors.insert(tx, sector);
-    } catch (err) {
-      if (isUniqueViolation(err, 'sectors_slug_key')) {
-        throw DomainError.alreadyExists(Reason.SECTOR_SLUG_TAKEN, `A sector with slug "${input.slug}" already exists in this tenant.`);
-      }
-      throw err;
-    }
+    await this.sectors.insert(tx, sector);
     await this.settings.createDefaults(tx, sector.id);
     return sector;
   }
@@ -59,13 +53,13 @@ export class SectorService {
       const sector = await db.transaction(async (tx) => {
         const s = await this.insertWithSettings(tx, { ...dto, isDefault: false });
         // The routing entry is written just before the tenant commit; undone below if that commit fails.
-        await this.sectors.insertDirectoryEntry(tenant.id, s);
+        await this.directoryRepo.insertSectorEntry(tenant.id, s);
         routed = s;
         return s;
       });
       return toSectorResponse(sector);
     } catch (err) {
-      if (routed) await this.sectors.deleteDirectoryEntry(routed.id).catch(() => undefined);
+      if (routed) await this.directoryRepo.deleteSectorEntry(routed.id).catch(() => undefined);
       throw err;
     }
   }

@@ -31,7 +31,11 @@ export class SectorScopes {
 
   /** The scope of a routed sector. */
   async of(route: SectorRoute): Promise<SectorScope> {
-    const db = await this.connections.db(route.tenant);
+    return this.withDb(route, await this.connections.db(route.tenant));
+  }
+
+  /** The scope of a routed sector whose tenant database handle the caller already holds. */
+  withDb(route: SectorRoute, db: TenantDb): SectorScope {
     let settings: Promise<SectorSettingsEntity> | undefined;
     const load = async (): Promise<SectorSettingsEntity> => {
       const row = await this.settingsRepo.find(db, route.sectorId);

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetSector } from '../access/decorators';
+import { Authenticated, TargetScope } from '../access/decorators';
 import { Role } from '../access/role-matrix';
-import { SectorRoute } from '../tenancy/tenant-directory';
+import { SectorScope } from './sector-scope';
 import { ApiErrors } from '../common/http/api-errors';
 import { GetSectorSettingsQuery, SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
 import { SettingsService } from './settings.service';
@@ -19,15 +19,15 @@ export class SettingsController {
   @Authenticated({ role: Role.SECTOR_ADMIN, sectorFrom: 'param' })
   @ApiOperation({ summary: 'Update sector security settings (fields absent from the body keep their value)' })
   @ApiOkResponse({ type: SectorSettingsResponse })
-  update(@TargetSector() sector: SectorRoute, @Body() body: UpdateSectorSettingsDto): Promise<SectorSettingsResponse> {
-    return this.settings.update(sector, body);
+  update(@TargetScope() scope: SectorScope, @Body() body: UpdateSectorSettingsDto): Promise<SectorSettingsResponse> {
+    return this.settings.update(scope, body);
   }
 
   @Get()
   @Authenticated({ role: Role.SECTOR_ADMIN, sectorFrom: 'param' })
   @ApiOperation({ summary: 'Get sector security settings' })
   @ApiOkResponse({ type: SectorSettingsResponse })
-  get(@TargetSector() sector: SectorRoute, @Query() _query: GetSectorSettingsQuery): Promise<SectorSettingsResponse> {
-    return this.settings.get(sector);
+  get(@TargetScope() scope: SectorScope, @Query() _query: GetSectorSettingsQuery): Promise<SectorSettingsResponse> {
+    return this.settings.get(scope);
   }
 }

@@ -5,7 +5,7 @@ import { SectorSettingsEntity } from './sector-settings.entity';
 type WireField = keyof UpdateSectorSettingsDto;
 type Column = Exclude<keyof SectorSettingsEntity, 'sectorId' | 'updatedAt'>;
 
-/** Wire name (interface.md, PascalCase) → entity property: the one table both directions use. */
+/** Wire name (PascalCase, as published) → entity property: the one table both directions use. */
 const FIELDS: Record<WireField, Column> = {
   MFARequired: 'mfaRequired',
   SelfSignUpAllowed: 'selfSignUpAllowed',

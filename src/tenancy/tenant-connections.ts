@@ -7,14 +7,8 @@ import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isDatabaseUnavailable } from '../common/errors/db-errors';
-import { TenantDb, TenantRef } from './tenant-db';
+import { poolOf, TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
-
-interface PoolStats {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
 
 interface Entry {
   ds: Promise<DataSource>;
@@ -86,7 +80,7 @@ export class TenantConnections implements OnApplicationShutdown {
     for (const [tenantId, entry] of byAge) {
       if (this.open.size <= this.config.tenantConnectionsMax) break;
       const ds = await entry.ds.catch(() => undefined);
-      const pool = ds ? ((ds.driver as unknown as { master?: PoolStats }).master ?? undefined) : undefined;
+      const pool = ds ? poolOf(ds) : undefined;
       const busy = pool ? pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0 : false;
       if (busy) continue;
       this.open.delete(tenantId);

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 /** What every tenant-scoped call needs to know of its tenant. */
 export interface TenantRef {
@@ -9,7 +9,7 @@ export interface TenantRef {
 }
 
 /**
- * The database handle of one tenant (HOUSE-RULES §3: the tenant is an argument).
+ * The database handle of one tenant: the tenant is an argument, never a global.
  * Repositories take it first; it is bound to the tenant's own database or schema,
  * so a query through it cannot see another tenant's rows.
  */
@@ -25,8 +25,7 @@ export class TenantDb {
    */
   async read<T>(sql: string, params: unknown[]): Promise<T[]> {
     if (this.manager.queryRunner) return this.manager.query(sql, params);
-    const pool = (this.manager.connection.driver as unknown as { master: { query(sql: string, params: unknown[]): Promise<{ rows: T[] }> } }).master;
-    return (await pool.query(sql, params)).rows;
+    return (await poolOf(this.manager.connection).query<T>(sql, params)).rows;
   }
 
   /**
@@ -48,4 +47,17 @@ export class TenantDb {
 export function rowsOf<T>(result: unknown): T[] {
   if (!Array.isArray(result)) return [];
   return (result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result) as T[];
+}
+
+/** What this service uses of a node-postgres pool: queries and its counters. */
+export interface RawPool {
+  query<T>(sql: string, params: unknown[]): Promise<{ rows: T[] }>;
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** The node-postgres pool behind a DataSource (TypeORM's PostgreSQL driver keeps it as `master`). */
+export function poolOf(dataSource: DataSource): RawPool {
+  return (dataSource.driver as unknown as { master: RawPool }).master;
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseNameOf, tenantDataSourceOptions, withDatabase } from '../database/data-source-options';
 import { MAIN_DATABASE_URL } from '../database/tokens';
+import { DirectoryRepository } from './directory.repository';
 import type { TenantStorage as StorageKind } from './tenant.entity';
 
 /** Where a tenant's tables live. */
@@ -29,6 +30,7 @@ export class TenantStorageService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(MAIN_DATABASE_URL) private readonly mainUrl: string,
+    private readonly directory: DirectoryRepository,
   ) {
     const main = databaseNameOf(mainUrl).toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 24);
     this.prefix = main;
@@ -144,19 +146,12 @@ export class TenantStorageService {
   async sweepOrphans(main: DataSource): Promise<number> {
     const candidates: TenantLocation[] =
       this.mode === 'pooled'
-        ? (
-            await main.query(
-              `SELECT datname FROM pg_database WHERE starts_with(datname, $1)
-               AND datname NOT IN (SELECT database_name FROM tenants WHERE database_name IS NOT NULL)`,
-              [this.databasePrefix],
-            )
-          ).map((r: { datname: string }) => ({ storage: 'pooled', databaseName: r.datname, schemaName: null }))
-        : (
-            await main.query(
-              `SELECT nspname FROM pg_namespace WHERE nspname ~ '^t_[0-9a-f]{32}$'
-               AND nspname NOT IN (SELECT schema_name FROM tenants WHERE schema_name IS NOT NULL)`,
-            )
-          ).map((r: { nspname: string }) => ({ storage: 'schema', databaseName: null, schemaName: r.nspname }));
+        ? (await this.directory.databasesWithoutTenant(this.databasePrefix)).map((datname) => ({
+            storage: 'pooled',
+            databaseName: datname,
+            schemaName: null,
+          }))
+        : (await this.directory.schemasWithoutTenant()).map((nspname) => ({ storage: 'schema', databaseName: null, schemaName: nspname }));
     let swept = 0;
     for (const location of candidates) {
       const runner = main.createQueryRunner();
@@ -167,10 +162,7 @@ export class TenantStorageService {
           this.lockKey(location),
         ]);
         if (locked) {
-          const [{ count }] = await runner.query(
-            'SELECT count(*)::int AS count FROM tenants WHERE database_name = $1 OR schema_name = $2',
-            [location.databaseName, location.schemaName],
-          );
+          const count = await this.directory.countTenantsUsingStorage(runner.manager, location);
           if (count === 0) {
             await this.drop(location);
             swept++;

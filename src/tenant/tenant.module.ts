@@ -5,13 +5,12 @@ import { SectorModule } from '../sector/sector.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
 import { TenantController } from './tenant.controller';
-import { TenantRepository } from './tenant.repository';
 import { TenantService } from './tenant.service';
 
 @Module({
   imports: [ApiTokenModule, KeysModule, SectorModule, SettingsModule, UserModule],
   controllers: [TenantController],
-  providers: [TenantRepository, TenantService],
+  providers: [TenantService],
   exports: [TenantService],
 })
 export class TenantModule {}

@@ -6,6 +6,7 @@ import { ApiTokenRepository } from '../api-token/api-token.repository';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -13,7 +14,6 @@ import { TenantStorageService } from '../tenancy/tenant-storage';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { KeyService } from '../keys/key.service';
 import { toSectorResponse } from '../sector/sector.mapper';
-import { SectorRepository } from '../sector/sector.repository';
 import { SectorService } from '../sector/sector.service';
 import { SettingsRepository } from '../settings/settings.repository';
 import { newUser } from '../user/new-user';
@@ -22,7 +22,6 @@ import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
 import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
 import { toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
-import { TenantRepository } from './tenant.repository';
 import { TenantEntity } from '../tenancy/tenant.entity';
 
 export const DEFAULT_SECTOR_SLUG = 'admin';
@@ -52,13 +51,12 @@ export class TenantService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
-    private readonly tenants: TenantRepository,
+    private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
     private readonly storage: TenantStorageService,
     private readonly connections: TenantConnections,
     private readonly keys: KeyService,
     private readonly sectors: SectorService,
-    private readonly sectorRepo: SectorRepository,
     private readonly settings: SettingsRepository,
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
@@ -112,7 +110,7 @@ export class TenantService {
     let tenantDs: DataSource | undefined;
     try {
       await runner.startTransaction();
-      await this.tenants.insert(runner.manager, tenant);
+      await this.directoryRepo.insertTenant(runner.manager, tenant);
       await runner.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.storage.lockKey(location)]);
       let db: TenantDb;
       if (location.storage === 'main') {
@@ -139,7 +137,7 @@ export class TenantService {
         return s;
       });
       await this.keys.insert(runner.manager, key);
-      await this.sectorRepo.insertDirectoryEntry(tenant.id, sector, runner.manager);
+      await this.directoryRepo.insertSectorEntry(tenant.id, sector, runner.manager);
       await runner.commitTransaction();
       this.directory.remember(tenant);
       await this.keys.reload();
@@ -161,8 +159,8 @@ export class TenantService {
   async get(tenantId: string, query: GetTenantQuery): Promise<GetTenantResponse> {
     const tenant = await this.directory.tenantById(tenantId);
     if (!tenant) throw DomainError.notFound(Reason.TENANT_NOT_FOUND, 'No such tenant.');
-    const fresh = (await this.tenants.findById(tenant.id)) ?? tenant;
-    const entries = await this.sectorRepo.directoryEntries(fresh.id);
+    const fresh = (await this.directoryRepo.findTenant(tenant.id)) ?? tenant;
+    const entries = await this.directoryRepo.sectorEntries(fresh.id);
     const response: GetTenantResponse = {
       tenant: toTenantResponse(fresh, entries.length),
       sectors: entries.map(toTenantSectorSummary),

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, TargetSector, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
-import { SectorRoute } from '../tenancy/tenant-directory';
+import { SectorScope } from '../settings/sector-scope';
 import {
   ChangePasswordDto,
   CreateUserDto,
@@ -31,16 +31,16 @@ export class UserController {
   @Authenticated({ role: Role.USER_CREATOR, sectorFrom: 'param' })
   @ApiOperation({ summary: 'Create a user; without a password the user is invited by mail' })
   @ApiOkResponse({ type: UserProfileResponse })
-  create(@TargetSector() sector: SectorRoute, @CurrentPrincipal() caller: Principal, @Body() body: CreateUserDto): Promise<UserProfileResponse> {
-    return this.users.create(sector, caller, body);
+  create(@TargetScope() scope: SectorScope, @CurrentPrincipal() caller: Principal, @Body() body: CreateUserDto): Promise<UserProfileResponse> {
+    return this.users.create(scope, caller, body);
   }
 
   @Get('sectors/:sectorID/users')
   @Authenticated({ role: Role.USER_LISTER, sectorFrom: 'param' })
   @ApiOperation({ summary: "List a sector's users (paging, search, filters, sorting)" })
   @ApiOkResponse({ type: ListUsersResponse })
-  list(@TargetSector() sector: SectorRoute, @Query() query: ListUsersQuery): Promise<ListUsersResponse> {
-    return this.users.list(sector, query);
+  list(@TargetScope() scope: SectorScope, @Query() query: ListUsersQuery): Promise<ListUsersResponse> {
+    return this.users.list(scope, query);
   }
 
   @Get('users/:sub')

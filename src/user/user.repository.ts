@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
+import { translatingUniqueViolations } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
 import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
 import { UserSort } from './dto/user.dto';
@@ -20,6 +23,12 @@ export interface UserFilter {
   filterEmail?: string;
   filterVerified?: boolean;
 }
+
+/** The unique indexes that keep logins unambiguous, and what a violation of each means. */
+const LOGIN_CONSTRAINTS = {
+  users_sector_username_key: () => DomainError.alreadyExists(Reason.USERNAME_TAKEN, 'That username is already used in this sector.'),
+  users_sector_email_key: () => DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.'),
+};
 
 /** The SQL expression the trigram index users_search_trgm_idx covers. */
 const SEARCH_EXPRESSION = 'lower(u.name || chr(1) || u.email || chr(1) || u.username)';
@@ -64,8 +73,9 @@ export class UserRepository {
       .getOne();
   }
 
+  /** Inserts a user; a taken username or email is ALREADY_EXISTS. */
   async insert(db: TenantDb, user: UserEntity): Promise<void> {
-    await db.manager.getRepository(UserEntity).insert(user as never);
+    await translatingUniqueViolations(() => db.manager.getRepository(UserEntity).insert(user as never), LOGIN_CONSTRAINTS);
   }
 
   /**
@@ -86,13 +96,18 @@ export class UserRepository {
     return rows.length > 0;
   }
 
+  /** Applies `patch` in one UPDATE; a taken username or email is ALREADY_EXISTS. */
   async update(db: TenantDb, id: string, patch: Partial<UserEntity>): Promise<void> {
-    await db.manager
-      .createQueryBuilder()
-      .update(UserEntity)
-      .set({ ...patch, updatedAt: () => 'now()' } as never)
-      .where('id = :id', { id })
-      .execute();
+    await translatingUniqueViolations(
+      () =>
+        db.manager
+          .createQueryBuilder()
+          .update(UserEntity)
+          .set({ ...patch, updatedAt: () => 'now()' } as never)
+          .where('id = :id', { id })
+          .execute(),
+      LOGIN_CONSTRAINTS,
+    );
   }
 
   async delete(db: TenantDb, id: string): Promise<boolean> {

@@ -4,23 +4,17 @@ import { isUserAdminOver } from '../access/role-matrix';
 import { Principal } from '../access/principal';
 import { TargetUserRef } from '../access/decorators';
 import { hashSecretToken } from '../common/crypto/secret-box';
-import { isUniqueViolation } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { newRoutedId } from '../tenancy/routed-id';
-import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
-import { SectorRoute } from '../tenancy/tenant-directory';
 import { pageInfo, paging } from '../common/wire/paging';
 import { unixSeconds } from '../common/wire/wire';
-import { INVITE_DEFAULTS } from '../mail/default-templates';
-import { renderMail } from '../mail/mail-templates';
-import { MailService } from '../mail/mail.service';
 import { ThrottleService } from '../throttle/throttle.service';
 import { accountRef } from '../throttle/throttle-policy';
-import { SectorRepository } from '../sector/sector.repository';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
-import { SettingsRepository } from '../settings/settings.repository';
+import { SectorScope } from '../settings/sector-scope';
+import { SectorMessages } from '../mail/sector-messages';
 import {
   ChangePasswordDto,
   CreateUserDto,
@@ -50,12 +44,9 @@ interface Invitation {
 export class UserService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly connections: TenantConnections,
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
-    private readonly settings: SettingsRepository,
-    private readonly sectors: SectorRepository,
-    private readonly mail: MailService,
+    private readonly messages: SectorMessages,
     private readonly throttle: ThrottleService,
   ) {}
 
@@ -63,16 +54,16 @@ export class UserService {
    * Creates a user; without a password the user is invited: the row and its
    * invite mail are written in one transaction, the mail sent after commit.
    */
-  async create(sector: SectorRoute, caller: Principal, dto: CreateUserDto): Promise<UserProfileResponse> {
-    return toUserProfile(await this.createUser(sector, dto, isUserAdminOver(caller, sector)));
+  async create(scope: SectorScope, caller: Principal, dto: CreateUserDto): Promise<UserProfileResponse> {
+    return toUserProfile(await this.createUser(scope, dto, isUserAdminOver(caller, scope.route)));
   }
 
-  /** Self sign-up (CONVENTIONS §4): an ordinary user with a password, never an admin, email unverified. */
-  signUp(sector: SectorRoute, dto: CreateUserDto & { password: string }): Promise<UserEntity> {
-    return this.createUser(sector, { ...dto, isAdmin: false, profile: { ...dto.profile, emailVerified: undefined, phoneNumberVerified: undefined } }, false);
+  /** Self sign-up: an ordinary user with a password, never an admin, email unverified. */
+  signUp(scope: SectorScope, dto: CreateUserDto & { password: string }): Promise<UserEntity> {
+    return this.createUser(scope, { ...dto, isAdmin: false, profile: { ...dto.profile, emailVerified: undefined, phoneNumberVerified: undefined } }, false);
   }
 
-  private async createUser(sector: SectorRoute, dto: CreateUserDto, admin: boolean): Promise<UserEntity> {
+  private async createUser(scope: SectorScope, dto: CreateUserDto, admin: boolean): Promise<UserEntity> {
     if (dto.isAdmin && !admin) {
       throw DomainError.permissionDenied('Only admins may create admins.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
     }
@@ -87,42 +78,35 @@ export class UserService {
       const violation = passwordViolation('password', dto.password, email);
       if (violation) throw DomainError.invalidArgument(`Invalid request: password: ${violation.description}`, [violation]);
     }
-    const db = await this.connections.db(sector.tenant);
-    const settings = await this.requireSettings(db, sector.sectorId);
+    const settings = await scope.settings();
     const user = newUser({
-      sectorId: sector.sectorId,
+      sectorId: scope.route.sectorId,
       email,
       username: dto.username,
       passwordHash: dto.password !== undefined ? await this.hasher.hash(dto.password) : null,
       isAdmin: dto.isAdmin ?? false,
     });
     Object.assign(user, profilePatch({ ...dto.profile, email }));
-    const invitation = dto.password === undefined ? this.newInvitation(sector, settings) : undefined;
+    const invitation = dto.password === undefined ? this.newInvitation(scope, settings) : undefined;
     if (invitation) {
       user.inviteTokenHash = invitation.tokenHash;
       user.inviteExpiresAt = invitation.expiresAt;
     }
-    await db.transaction(async (tx) => {
+    await this.messages.inTransaction(scope, async (tx) => {
       // A username that defaulted to the email is checked as the email (EMAIL_TAKEN, not USERNAME_TAKEN).
-      await this.assertLoginsFree(tx, sector.sectorId, dto.username !== undefined ? user.username : undefined, user.email);
-      try {
-        await this.users.insert(tx, user);
-      } catch (err) {
-        throw this.uniqueToDomain(err);
-      }
-      if (invitation) await this.enqueueInvite(tx, sector, settings, user, invitation);
+      await this.assertLoginsFree(tx, scope.route.sectorId, dto.username !== undefined ? user.username : undefined, user.email);
+      await this.users.insert(tx, user);
+      if (invitation) await this.enqueueInvite(tx, scope, settings, user, invitation);
     });
-    if (invitation) this.mail.kick(sector.tenant.id);
-    return this.requireUser(db, user.id);
+    return this.requireUser(scope.db, user.id);
   }
 
-  async list(sector: SectorRoute, query: ListUsersQuery): Promise<ListUsersResponse> {
-    const db = await this.connections.db(sector.tenant);
+  async list(scope: SectorScope, query: ListUsersQuery): Promise<ListUsersResponse> {
     const p = paging(query.pageSize, query.page);
     const filterVerified = query.filterVerified === undefined ? undefined : query.filterVerified === 'true';
     const { items, total } = await this.users.list(
-      db,
-      sector.sectorId,
+      scope.db,
+      scope.route.sectorId,
       { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified },
       query.sortBy ?? 'created_at',
       query.sortDesc ?? false,
@@ -132,8 +116,7 @@ export class UserService {
   }
 
   async get(target: TargetUserRef): Promise<UserProfileResponse> {
-    const db = await this.connections.db(target.sector.tenant);
-    return toUserProfile(await this.requireUser(db, target.id));
+    return toUserProfile(await this.requireUser(target.scope.db, target.id));
   }
 
   /**
@@ -142,14 +125,14 @@ export class UserService {
    * change clears its verified flag; the last admin of the default sector stays.
    */
   async update(caller: Principal, target: TargetUserRef, dto: UpdateUserDto): Promise<UpdateUserResponse> {
-    const db = await this.connections.db(target.sector.tenant);
+    const { db, route } = target.scope;
     const user = await this.requireUser(db, target.id);
     if (dto.sectorID !== undefined && dto.sectorID !== user.sectorId) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, Reason.SECTOR_MISMATCH, 'sectorID: users cannot be moved between sectors', {
         fieldViolations: [{ field: 'sectorID', description: "must be the user's own sector" }],
       });
     }
-    const admin = isUserAdminOver(caller, target.sector);
+    const admin = isUserAdminOver(caller, route);
     const patch = profilePatch(dto.profile, user.address);
     for (const flag of ['emailVerified', 'phoneNumberVerified'] as const) {
       if (patch[flag] !== undefined && !admin && patch[flag] !== user[flag]) {
@@ -171,29 +154,25 @@ export class UserService {
         if (!dto.isAdmin) await this.assertNotLastAdmin(tx, user);
         patch.isAdmin = dto.isAdmin;
       }
-      if (Object.keys(patch).length > 0) {
-        try {
-          await this.users.update(tx, user.id, patch);
-        } catch (err) {
-          throw this.uniqueToDomain(err);
-        }
-      }
+      if (Object.keys(patch).length > 0) await this.users.update(tx, user.id, patch);
     });
     return { sub: user.id, username: user.username, sectorID: user.sectorId };
   }
 
   /**
    * Sets a new password under the password policy. Users changing their own
-   * password prove the current one (a wrong one is INVALID_CREDENTIALS); admins
-   * over the user's sector may set it without. An invitation still pending is
-   * settled by it.
+   * password prove the current one (a wrong one is INVALID_CREDENTIALS), admins
+   * too; signed-in admins over another user's sector may set theirs without. An invitation still pending
+   * is settled by it, and every other token and recent sign-in of the user stops
+   * working.
    */
   async changePassword(caller: Principal, target: TargetUserRef, dto: ChangePasswordDto, clientIp: string): Promise<UserRefResponse> {
-    const db = await this.connections.db(target.sector.tenant);
+    const { db, route } = target.scope;
     const user = await this.requireUser(db, target.id);
-    const admin = isUserAdminOver(caller, target.sector);
-    if (!admin || dto.currentPassword !== undefined) {
-      const attempt = { tenantId: target.sector.tenant.id, sectorId: user.sectorId, account: accountRef(user.id, user.username), clientIp };
+    // Users changing their own password prove the current one, admins included (a stolen token alone must not take the account).
+    const self = caller.kind === 'user' && caller.userId === user.id;
+    if (self || !isUserAdminOver(caller, route) || dto.currentPassword !== undefined) {
+      const attempt = { tenantId: route.tenant.id, sectorId: user.sectorId, account: accountRef(user.id, user.username), clientIp };
       const reservation = await this.throttle.reserve(attempt, 'password');
       const ok = dto.currentPassword !== undefined && (await this.hasher.verifyOrWaste(dto.currentPassword, user.passwordHash));
       if (!ok) throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The current password is incorrect.');
@@ -201,16 +180,15 @@ export class UserService {
     }
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
-    // Every other token and recent sign-in of the user stops working; the caller's own token (a self-service change) is kept.
-    const keepJti = caller.kind === 'user' && caller.userId === user.id ? caller.tokenId : null;
+    // The caller's own token (a self-service change) is kept; an admin's change keeps none.
+    const keepJti = self && caller.kind === 'user' ? caller.tokenId : null;
     await this.users.setPassword(db, user.id, await this.hasher.hash(dto.newPassword), keepJti);
     return { sub: user.id };
   }
 
   /** Deletes a user; their tokens stop working at once (every request reads the user). */
   async delete(target: TargetUserRef): Promise<UserRefResponse> {
-    const db = await this.connections.db(target.sector.tenant);
-    await db.transaction(async (tx) => {
+    await target.scope.db.transaction(async (tx) => {
       const user = await this.requireUser(tx, target.id);
       if (user.isAdmin) await this.assertNotLastAdmin(tx, user);
       await this.users.delete(tx, user.id);
@@ -220,23 +198,22 @@ export class UserService {
 
   /** A new invitation link for a user who has not set a password yet; the old link stops working. */
   async resendInvite(target: TargetUserRef): Promise<ResendInviteResponse> {
-    const db = await this.connections.db(target.sector.tenant);
-    const settings = await this.requireSettings(db, target.sectorId);
-    const invitation = this.newInvitation(target.sector, settings);
-    await db.transaction(async (tx) => {
+    const { scope } = target;
+    const settings = await scope.settings();
+    const invitation = this.newInvitation(scope, settings);
+    await this.messages.inTransaction(scope, async (tx) => {
       const user = await this.requireUser(tx, target.id);
       if (user.passwordHash !== null || user.inviteAcceptedAt !== null) {
         throw DomainError.failedPrecondition(Reason.INVITE_NOT_PENDING, 'The user has already set a password; there is nothing to invite to.');
       }
       await this.users.update(tx, user.id, { inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt });
-      await this.enqueueInvite(tx, target.sector, settings, user, invitation);
+      await this.enqueueInvite(tx, scope, settings, user, invitation);
     });
-    this.mail.kick(target.sector.tenant.id);
     return { sub: target.id, inviteStatus: 'pending', inviteExpiresAt: unixSeconds(invitation.expiresAt) };
   }
 
-  private newInvitation(sector: SectorRoute, settings: SectorSettingsEntity): Invitation {
-    const token = newRoutedId(sector.tenant.id);
+  private newInvitation(scope: SectorScope, settings: SectorSettingsEntity): Invitation {
+    const token = newRoutedId(scope.route.tenant.id);
     const hours = Number(settings.inviteExpirationHours);
     return { token, tokenHash: hashSecretToken(token), expiresAt: new Date(Date.now() + hours * 3_600_000) };
   }
@@ -247,20 +224,13 @@ export class UserService {
     return `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
   }
 
-  private async enqueueInvite(tx: TenantDb, sector: SectorRoute, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
-    const sectorRow = await this.sectors.findById(tx, sector.sectorId);
-    const rendered = renderMail(
-      { subject: settings.inviteEmailSubject, text: settings.inviteEmailBodyTemplate, html: settings.inviteEmailBodyHtmlTemplate },
-      INVITE_DEFAULTS,
-      {
-        link: this.inviteLink(settings, invitation.token),
-        email: user.email,
-        username: user.username,
-        sectorName: sectorRow?.name ?? '',
-        expiresInHours: Number(settings.inviteExpirationHours),
-      },
-    );
-    await this.mail.enqueueMail(tx, { to: user.email, subject: rendered.subject, text: rendered.text, html: rendered.html, tag: 'invite' });
+  private enqueueInvite(tx: TenantDb, scope: SectorScope, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
+    return this.messages.enqueue(tx, scope, 'invite', { email: user.email }, {
+      link: this.inviteLink(settings, invitation.token),
+      email: user.email,
+      username: user.username,
+      expiresInHours: Number(settings.inviteExpirationHours),
+    });
   }
 
   /** Usernames and emails are unique per sector, and never equal to another user's other login. */
@@ -283,21 +253,9 @@ export class UserService {
     }
   }
 
-  private uniqueToDomain(err: unknown): unknown {
-    if (isUniqueViolation(err, 'users_sector_username_key')) return DomainError.alreadyExists(Reason.USERNAME_TAKEN, 'That username is already used in this sector.');
-    if (isUniqueViolation(err, 'users_sector_email_key')) return DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.');
-    return err;
-  }
-
   private async requireUser(db: TenantDb, id: string): Promise<UserEntity> {
     const user = await this.users.findById(db, id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
     return user;
-  }
-
-  private async requireSettings(db: TenantDb, sectorId: string): Promise<SectorSettingsEntity> {
-    const settings = await this.settings.find(db, sectorId);
-    if (!settings) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
-    return settings;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The wire contract as the e2e specs check it: the google.rpc detail types of the
- * error body (CONVENTIONS §2), the value formats, the SectorSettings field names
- * (interface.md) and the whole-body error assertion.
+ * error body (docs/api.md, Errors), the value formats, the SectorSettings field names
+ * (as published) and the whole-body error assertion.
  */
 
 export const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -21,7 +21,7 @@ export const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** At least 128 random bits, base64url (the service uses 256 plus the tenant id). */
 export const TRANSACTION_ID = /^[\w-]{22,}$/;
 
-/** The SectorSettings fields exactly as interface.md spells them, in its order (the response adds sectorID). */
+/** The SectorSettings fields exactly as the published interface spells them, in its order (the response adds sectorID). */
 export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'MFARequired',
   'SelfSignUpAllowed',
@@ -75,7 +75,7 @@ export function expectError(res: WireResponse, status: number, code: number, rea
 }
 
 /**
- * Asserts the whole contract error body (CONVENTIONS §2) and returns it: status,
+ * Asserts the whole contract error body (docs/api.md, Errors) and returns it: status,
  * code, a non-empty message, ErrorInfo (reason, domain iam.service, metadata),
  * RequestInfo (requestId = the X-Request-Id header, servingData) and nothing else
  * but the BadRequest (`opts.fields`) and RetryInfo (`opts.retry`) details asked

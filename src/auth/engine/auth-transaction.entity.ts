@@ -3,7 +3,7 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 export type TransactionStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
 /**
- * An authentication transaction (HOUSE-RULES §5: flows are records). It carries
+ * An authentication transaction: a sign-in flow kept as a record. It carries
  * the state between the steps of one sign-in: its owner, the factors already
  * satisfied, the pending challenge, the attempts left, and internal data that
  * never leaves the server. Every state change is one conditional UPDATE.

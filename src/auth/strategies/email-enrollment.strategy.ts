@@ -58,6 +58,6 @@ export class EmailEnrollmentStrategy implements FactorStrategy<string> {
   }
 
   private targetOf(state: StepState, user: UserEntity) {
-    return { id: user.id, sectorId: user.sectorId, sector: state.scope.route };
+    return { id: user.id, isAdmin: user.isAdmin, scope: state.scope };
   }
 }

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { DomainError } from '../../common/errors/domain-error';
 import { Reason } from '../../common/errors/error-codes';
-import { MailService } from '../../mail/mail.service';
+import { SectorMessages } from '../../mail/sector-messages';
 import { codeMacInput, newOtpCode, OTP_CODE_MAC } from '../../otp/otp-codes';
 import { OtpRegistrationEntity } from '../../otp/otp-registration.entity';
 import { OtpRepository } from '../../otp/otp.repository';
@@ -45,7 +45,7 @@ export class SentCodeStrategy implements FactorStrategy<string> {
     private readonly transactions: AuthTransactionRepository,
     private readonly otp: OtpService,
     private readonly box: SecretBox,
-    private readonly mail: MailService,
+    private readonly messages: SectorMessages,
   ) {}
 
   /**
@@ -64,13 +64,12 @@ export class SentCodeStrategy implements FactorStrategy<string> {
       expiresAt: new Date(Date.now() + this.config.otpCodeTtlSeconds * 1000).toISOString(),
       anonymous,
     };
-    await scope.db.transaction(async (t) => {
+    await this.messages.inTransaction(scope, async (t) => {
       if (!(await this.transactions.setPendingOtp(t, tx.id, pending as Record<string, unknown>))) {
         throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
       }
-      await this.otp.enqueueCode(t, scope.route, registration, code, { email: user.email, username: user.username });
+      await this.otp.enqueueCode(t, scope, registration, code, { email: user.email, username: user.username });
     });
-    this.mail.kick(scope.route.tenant.id);
   }
 
   precheck(state: StepState): void {

@@ -37,3 +37,19 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (!e || e.code !== '23505') return false;
   return constraint === undefined || e.constraint === constraint;
 }
+
+/**
+ * Runs a write and turns a unique violation of one of `constraints` into the
+ * domain error it stands for (a taken slug, username, email…); anything else
+ * passes through. Repositories wrap their writes with it, so the translation
+ * from constraint names lives beside the SQL that names them.
+ */
+export async function translatingUniqueViolations<T>(write: () => Promise<T>, constraints: Record<string, () => Error>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const e = driverErrorOf(err);
+    if (e?.code === '23505' && typeof e.constraint === 'string' && constraints[e.constraint]) throw constraints[e.constraint]();
+    throw err;
+  }
+}

@@ -1,4 +1,4 @@
-/** gRPC canonical codes used on the wire (CONVENTIONS §2) and their HTTP statuses. */
+/** gRPC canonical codes used on the wire (docs/errors.md, Codes) and their HTTP statuses. */
 export enum ErrorCode {
   INVALID_ARGUMENT = 3,
   NOT_FOUND = 5,

@@ -82,7 +82,7 @@ function messageOf(err: HttpException): string | undefined {
 }
 
 /**
- * The one mapper from any error to the wire error body (CONVENTIONS §2). The
+ * The one mapper from any error to the wire error body (docs/api.md, Errors). The
  * interceptor and the global filter both call it. INTERNAL errors get a generic
  * message; the real error is logged with the request id, never sent.
  */

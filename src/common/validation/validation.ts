@@ -88,7 +88,7 @@ class ContractValidationPipe extends ValidationPipe {
 
 /**
  * The global pipe: strict types (no implicit conversion), unknown fields dropped
- * (ignored, as CONVENTIONS §1 says), null fields treated as absent, errors in the
+ * (the contract ignores them), null fields treated as absent, errors in the
  * contract's body.
  */
 export function createValidationPipe(): ValidationPipe {
@@ -163,7 +163,7 @@ export function QueryStringArray(): PropertyDecorator {
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const SLUG_MESSAGE = 'must be 2 to 63 characters of lowercase letters, digits and "-", not starting or ending with "-"';
 
-/** Slug rule of CONVENTIONS §5. */
+/** Slug rule: 2 to 63 lowercase letters, digits and "-", not starting or ending with "-". */
 export function isValidSlug(slug: string): boolean {
   return slug.length >= 2 && slug.length <= 63 && SLUG_PATTERN.test(slug);
 }

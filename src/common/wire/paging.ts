@@ -1,4 +1,4 @@
-/** Paging rules of CONVENTIONS §5. */
+/** Paging rules (docs/api.md, Limits and defaults). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 

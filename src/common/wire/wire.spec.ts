@@ -21,7 +21,7 @@ describe('wire helpers', () => {
   });
 });
 
-describe('paging (CONVENTIONS §5)', () => {
+describe('paging (docs/api.md, Limits and defaults)', () => {
   it('defaults and clamps', () => {
     expect(paging()).toEqual({ pageSize: 20, page: 1, offset: 0 });
     expect(paging(0, 0)).toEqual({ pageSize: 20, page: 1, offset: 0 });

@@ -1,4 +1,4 @@
-/** Helpers for the JSON conventions of CONVENTIONS §1. */
+/** Helpers for the JSON conventions (docs/api.md, Overview). */
 
 /** An int64 as the wire carries it: a decimal string. */
 export function int64(value: number | bigint | string | null | undefined): string {

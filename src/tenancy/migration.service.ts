@@ -3,11 +3,11 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { TenantConnections } from '../tenancy/tenant-connections';
-import { TenantStorageService } from '../tenancy/tenant-storage';
-import { TenantEntity } from '../tenancy/tenant.entity';
-import { platformTenantMigrationOptions } from './data-source-options';
-import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from './tokens';
+import { platformTenantMigrationOptions } from '../database/data-source-options';
+import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from '../database/tokens';
+import { DirectoryRepository } from './directory.repository';
+import { TenantConnections } from './tenant-connections';
+import { TenantStorageService } from './tenant-storage';
 
 const MIGRATION_LOCK = 'iam-migrations';
 const PARALLEL_TENANT_MIGRATIONS = 4;
@@ -28,6 +28,7 @@ export class MigrationService {
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
     private readonly storage: TenantStorageService,
     private readonly connections: TenantConnections,
+    private readonly directory: DirectoryRepository,
   ) {}
 
   async migrateAll(): Promise<void> {
@@ -56,12 +57,8 @@ export class MigrationService {
   }
 
   private async migrateTenants(): Promise<number> {
-    const repo = this.main.getRepository(TenantEntity);
-    await repo.update({ storage: 'main' }, { schemaVersion: TENANT_SCHEMA_VERSION });
-    const behind = await repo
-      .createQueryBuilder('t')
-      .where('t.storage <> :main AND t.schema_version <> :version', { main: 'main', version: TENANT_SCHEMA_VERSION })
-      .getMany();
+    await this.directory.setMainStorageSchemaVersion(TENANT_SCHEMA_VERSION);
+    const behind = await this.directory.tenantsBehind(TENANT_SCHEMA_VERSION);
     let next = 0;
     const worker = async () => {
       while (next < behind.length) {
@@ -72,7 +69,7 @@ export class MigrationService {
         } finally {
           await ds.destroy();
         }
-        await repo.update({ id: tenant.id }, { schemaVersion: TENANT_SCHEMA_VERSION });
+        await this.directory.setSchemaVersion(tenant.id, TENANT_SCHEMA_VERSION);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_TENANT_MIGRATIONS, behind.length) }, worker));

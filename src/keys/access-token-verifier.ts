@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { TenantEntity } from '../tenancy/tenant.entity';
+import { UserAuthState, UserRepository } from '../user/user.repository';
+import { AccessTokenClaims, AccessTokenService } from './access-token.service';
+
+export interface VerifiedToken {
+  claims: AccessTokenClaims;
+  tenant: TenantEntity;
+  /** The token's user as stored now. */
+  user: UserAuthState;
+}
+
+/**
+ * Verifies an access token completely: the signature and claims
+ * (AccessTokenService), then the token's user as stored now, read on every call —
+ * a deleted user's token, one of a user moved out of its sector, and one revoked
+ * by a password change stop working at once, on every instance. Bearer
+ * authentication and introspection both use it.
+ */
+@Injectable()
+export class AccessTokenVerifier {
+  constructor(
+    private readonly tokens: AccessTokenService,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly users: UserRepository,
+  ) {}
+
+  /**
+   * TOKEN_INVALID / TOKEN_EXPIRED when the token does not hold. With `tenantId`,
+   * a token of another tenant is PERMISSION_DENIED / TENANT_MISMATCH before
+   * anything of that tenant is read.
+   */
+  async verify(token: string, tenantId?: string): Promise<VerifiedToken> {
+    const claims = await this.tokens.verify(token);
+    if (tenantId !== undefined && claims.tenantID !== tenantId) {
+      throw DomainError.permissionDenied('The token belongs to another tenant.', Reason.TENANT_MISMATCH);
+    }
+    const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+    const tenant = await this.directory.tenantById(claims.tenantID);
+    if (!tenant) throw invalid();
+    const db = await this.connections.db(tenant);
+    const user = await this.users.findAuthState(db, claims.sub);
+    if (!user || user.sectorId !== claims.sectorID) throw invalid();
+    // A password change revokes every token issued before it but the one that made the change.
+    if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
+      throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
+    }
+    return { claims, tenant, user };
+  }
+}

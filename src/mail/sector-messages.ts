@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { SectorRepository } from '../sector/sector.repository';
+import { SectorScope } from '../settings/sector-scope';
+import { SectorSettingsEntity } from '../settings/sector-settings.entity';
+import { TenantDb } from '../tenancy/tenant-db';
+import { INVITE_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT } from './default-templates';
+import { renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
+import { MailService } from './mail.service';
+
+/** The messages a sector sends, each with the sector's templates and the built-in defaults. */
+export type MessageKind = 'invite' | 'code';
+
+interface MessageTemplates {
+  mail: (s: SectorSettingsEntity) => TemplateSet;
+  mailDefaults: TemplateSet;
+  sms?: (s: SectorSettingsEntity) => string;
+  smsDefault?: string;
+}
+
+const TEMPLATES: Record<MessageKind, MessageTemplates> = {
+  invite: {
+    mail: (s) => ({ subject: s.inviteEmailSubject, text: s.inviteEmailBodyTemplate, html: s.inviteEmailBodyHtmlTemplate }),
+    mailDefaults: INVITE_DEFAULTS,
+  },
+  code: {
+    mail: (s) => ({ subject: s.otpEmailSubject, text: s.otpEmailBodyTemplate, html: s.otpEmailBodyHtmlTemplate }),
+    mailDefaults: OTP_DEFAULTS,
+    sms: (s) => s.otpSmsTemplate,
+    smsDefault: OTP_SMS_DEFAULT,
+  },
+};
+
+/** Where a message goes: an email address, or a phone number for an SMS. */
+export type Recipient = { email: string } | { phone: string };
+
+/**
+ * The one place that turns a sector's message into an outbox row: it renders the
+ * sector's template of that kind (or the default when empty) with the sector's
+ * name, and writes it in the caller's database transaction, so a message exists
+ * exactly when the change that causes it does. `inTransaction` runs such a change
+ * and wakes the outbox worker once it has committed.
+ */
+@Injectable()
+export class SectorMessages {
+  constructor(
+    private readonly mail: MailService,
+    private readonly sectors: SectorRepository,
+  ) {}
+
+  async enqueue(tx: TenantDb, scope: SectorScope, kind: MessageKind, to: Recipient, vars: TemplateVars): Promise<void> {
+    const templates = TEMPLATES[kind];
+    const settings = await scope.settings();
+    const sector = await this.sectors.findById(tx, scope.route.sectorId);
+    const data = { ...vars, sectorName: sector?.name ?? '' };
+    if ('phone' in to) {
+      if (!templates.sms || templates.smsDefault === undefined) throw new Error(`${kind} messages have no SMS template`);
+      await this.mail.enqueueSms(tx, { to: to.phone, body: renderSms(templates.sms(settings), templates.smsDefault, data), tag: kind === 'code' ? 'otp' : kind });
+      return;
+    }
+    const rendered = renderMail(templates.mail(settings), templates.mailDefaults, data);
+    await this.mail.enqueueMail(tx, { to: to.email, ...rendered, tag: kind === 'code' ? 'otp' : kind });
+  }
+
+  /** Runs `work` in one transaction of the scope's tenant, then wakes the outbox worker for what it queued. */
+  async inTransaction<T>(scope: SectorScope, work: (tx: TenantDb) => Promise<T>): Promise<T> {
+    const result = await scope.db.transaction(work);
+    this.mail.kick(scope.route.tenant.id);
+    return result;
+  }
+}

@@ -1,0 +1,170 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { translatingUniqueViolations } from '../common/errors/db-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { SectorDirectoryEntity } from './sector-directory.entity';
+import { SigningKeyEntity } from './signing-key.entity';
+import { TenantEntity } from './tenant.entity';
+import type { TenantLocation } from './tenant-storage';
+
+/** What the routing entry of a sector is made from (a tenant's `SectorEntity` fits). */
+export interface SectorEntryInput {
+  id: string;
+  slug: string;
+  name: string;
+  isDefault: boolean;
+}
+
+/**
+ * The main database's directory tables — `tenants`, `signing_keys` and
+ * `sector_directory` — for everything but the cached reads of TenantDirectory.
+ * No other module touches these tables: they call this repository (or
+ * TenantDirectory). Methods taking an EntityManager run in the caller's
+ * main-database transaction.
+ */
+@Injectable()
+export class DirectoryRepository {
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+
+  // ---- tenants ----------------------------------------------------------------
+
+  /** Inserts the tenant row in `em`'s transaction; a taken slug is ALREADY_EXISTS. */
+  async insertTenant(em: EntityManager, tenant: TenantEntity): Promise<void> {
+    await translatingUniqueViolations(() => em.getRepository(TenantEntity).insert(tenant), {
+      tenants_slug_key: () => DomainError.alreadyExists(Reason.TENANT_SLUG_TAKEN, `A tenant with slug "${tenant.slug}" already exists.`),
+    });
+  }
+
+  /** The stored tenant row, uncached (TenantDirectory caches). */
+  findTenant(id: string): Promise<TenantEntity | null> {
+    return this.main.getRepository(TenantEntity).findOneBy({ id });
+  }
+
+  /** Does the platform tenant exist yet (uncached)? */
+  platformExists(): Promise<boolean> {
+    return this.main.getRepository(TenantEntity).existsBy({ isPlatform: true });
+  }
+
+  /** Every tenant of the directory, oldest first. */
+  allTenants(): Promise<TenantEntity[]> {
+    return this.main.getRepository(TenantEntity).find({ order: { createdAt: 'ASC' } });
+  }
+
+  /** Tenants with their own storage whose recorded schema version is not `version`. */
+  tenantsBehind(version: string): Promise<TenantEntity[]> {
+    return this.main
+      .getRepository(TenantEntity)
+      .createQueryBuilder('t')
+      .where('t.storage <> :main AND t.schema_version <> :version', { main: 'main', version })
+      .getMany();
+  }
+
+  /** Records `version` for the tenants stored in the main database (migrated with it). */
+  async setMainStorageSchemaVersion(version: string): Promise<void> {
+    await this.main.getRepository(TenantEntity).update({ storage: 'main' }, { schemaVersion: version });
+  }
+
+  /** Records the tenant migration a tenant's storage is at. */
+  async setSchemaVersion(tenantId: string, version: string): Promise<void> {
+    await this.main.getRepository(TenantEntity).update({ id: tenantId }, { schemaVersion: version });
+  }
+
+  /** Databases of the server named `prefix…` that no tenant row names (orphan sweep candidates). */
+  async databasesWithoutTenant(prefix: string): Promise<string[]> {
+    const rows: Array<{ datname: string }> = await this.main.query(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)
+               AND datname NOT IN (SELECT database_name FROM tenants WHERE database_name IS NOT NULL)`,
+      [prefix],
+    );
+    return rows.map((r) => r.datname);
+  }
+
+  /** Tenant schemas (`t_<hex>`) of the main database that no tenant row names (orphan sweep candidates). */
+  async schemasWithoutTenant(): Promise<string[]> {
+    const rows: Array<{ nspname: string }> = await this.main.query(
+      `SELECT nspname FROM pg_namespace WHERE nspname ~ '^t_[0-9a-f]{32}$'
+               AND nspname NOT IN (SELECT schema_name FROM tenants WHERE schema_name IS NOT NULL)`,
+    );
+    return rows.map((r) => r.nspname);
+  }
+
+  /** How many tenant rows name this storage, read in `em`'s transaction. */
+  async countTenantsUsingStorage(em: EntityManager, location: Pick<TenantLocation, 'databaseName' | 'schemaName'>): Promise<number> {
+    const [{ count }] = await em.query('SELECT count(*)::int AS count FROM tenants WHERE database_name = $1 OR schema_name = $2', [
+      location.databaseName,
+      location.schemaName,
+    ]);
+    return count as number;
+  }
+
+  // ---- signing keys -----------------------------------------------------------
+
+  /** Stores a new signing key in `em`'s transaction. */
+  async insertSigningKey(em: EntityManager, row: SigningKeyEntity): Promise<void> {
+    await em.getRepository(SigningKeyEntity).insert(row);
+  }
+
+  /**
+   * The keys to publish, oldest first: current ones, and retired ones until
+   * `retired_at + max_token_ttl_seconds + retiredMarginSeconds`.
+   */
+  publishedSigningKeys(retiredMarginSeconds: number): Promise<SigningKeyEntity[]> {
+    return this.main
+      .getRepository(SigningKeyEntity)
+      .createQueryBuilder('k')
+      .where(`k.retired_at IS NULL OR k.retired_at + make_interval(secs => k.max_token_ttl_seconds + :margin) > now()`, {
+        margin: Math.trunc(retiredMarginSeconds),
+      })
+      .orderBy('k.created_at', 'ASC')
+      .getMany();
+  }
+
+  /** The stored key `kid` (its private half sealed); fails when there is none. */
+  signingKey(kid: string): Promise<SigningKeyEntity> {
+    return this.main.getRepository(SigningKeyEntity).findOneByOrFail({ kid });
+  }
+
+  /** Raises the longest token lifetime recorded for `kid` to at least `ttlSeconds`. */
+  async raiseMaxTokenTtl(kid: string, ttlSeconds: number): Promise<void> {
+    await this.main.query('UPDATE signing_keys SET max_token_ttl_seconds = GREATEST(max_token_ttl_seconds, $2) WHERE kid = $1', [kid, ttlSeconds]);
+  }
+
+  /**
+   * Makes `row` the tenant's current key in one transaction: the tenant row is
+   * locked, the new key stored, the old one retired and the tenant pointed at the new one.
+   */
+  rotateSigningKey(tenantId: string, row: SigningKeyEntity): Promise<{ oldKid: string; newKid: string }> {
+    return this.main.transaction(async (em) => {
+      const [tenant] = await em.query('SELECT kid FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+      if (!tenant) throw new Error(`No tenant ${tenantId}`);
+      await this.insertSigningKey(em, row);
+      await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [tenant.kid]);
+      await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
+      return { oldKid: tenant.kid as string, newKid: row.kid };
+    });
+  }
+
+  // ---- sector directory -------------------------------------------------------
+
+  /** Adds the routing entry of a sector (in `em`'s transaction when given). */
+  async insertSectorEntry(tenantId: string, sector: SectorEntryInput, em: EntityManager = this.main.manager): Promise<void> {
+    await em.getRepository(SectorDirectoryEntity).insert({
+      sectorId: sector.id,
+      tenantId,
+      slug: sector.slug,
+      name: sector.name,
+      isDefault: sector.isDefault,
+    });
+  }
+
+  async deleteSectorEntry(sectorId: string): Promise<void> {
+    await this.main.getRepository(SectorDirectoryEntity).delete({ sectorId });
+  }
+
+  /** A tenant's sectors as the directory lists them, default first, then by slug. */
+  sectorEntries(tenantId: string): Promise<SectorDirectoryEntity[]> {
+    return this.main.getRepository(SectorDirectoryEntity).find({ where: { tenantId }, order: { isDefault: 'DESC', slug: 'ASC' } });
+  }
+}
