@@ -105,6 +105,9 @@ export class RoleGuard implements CanActivate {
       target.userId = user.id;
       target.userIsAdmin = user.isAdmin;
       req.targetUser = { id: user.id, isAdmin: user.isAdmin, scope };
+    } else if (requirement.sectorFrom === 'callerTenant') {
+      const tenant = principal.tenant;
+      scope = await this.scopes.of({ tenant, sectorId: tenant.rootSectorId, isDefault: true });
     }
     if (scope) {
       target.sector = scope.route;

@@ -48,8 +48,12 @@ export enum Role {
   USER_CREDENTIALS = 'USER_CREDENTIALS',
 }
 
-/** Where the handler's target comes from. 'param': `:sectorID`; 'userParam': the sector of user `:sub`. */
-export type TargetSource = 'param' | 'userParam';
+/**
+ * Where the handler's target comes from. 'param': `:sectorID`; 'userParam': the
+ * sector of user `:sub`; 'callerTenant': the default sector of the caller's tenant
+ * (operations on the tenant as a whole, such as its sector list).
+ */
+export type TargetSource = 'param' | 'userParam' | 'callerTenant';
 
 export interface AuthRequirement {
   role: Role;

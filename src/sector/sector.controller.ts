@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal } from '../access/decorators';
-import { Principal } from '../access/principal';
+import { Authenticated, TargetScope } from '../access/decorators';
+import { SectorScope } from '../settings/sector-scope';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
 import { CreateSectorDto, ListSectorsQuery, ListSectorsResponse, SectorResponse } from './dto/sector.dto';
@@ -15,19 +15,19 @@ export class SectorController {
   constructor(private readonly sectors: SectorService) {}
 
   @Get()
-  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN })
+  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN, sectorFrom: 'callerTenant' })
   @ApiOperation({ summary: "List the sectors of the caller's tenant" })
   @ApiOkResponse({ type: ListSectorsResponse })
-  list(@CurrentPrincipal() caller: Principal, @Query() query: ListSectorsQuery): Promise<ListSectorsResponse> {
-    return this.sectors.list(caller.tenant, query);
+  list(@TargetScope() scope: SectorScope, @Query() query: ListSectorsQuery): Promise<ListSectorsResponse> {
+    return this.sectors.list(scope, query);
   }
 
   @Post()
   @HttpCode(200)
-  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN })
+  @Authenticated({ role: Role.DEFAULT_SECTOR_ADMIN, sectorFrom: 'callerTenant' })
   @ApiOperation({ summary: "Create a sector in the caller's tenant" })
   @ApiOkResponse({ type: SectorResponse })
-  create(@CurrentPrincipal() caller: Principal, @Body() body: CreateSectorDto): Promise<SectorResponse> {
-    return this.sectors.create(caller.tenant, body);
+  create(@TargetScope() scope: SectorScope, @Body() body: CreateSectorDto): Promise<SectorResponse> {
+    return this.sectors.create(scope, body);
   }
 }

@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../common/errors/domain-error';
-import { Reason } from '../common/errors/error-codes';
 import { DirectoryRepository } from '../tenancy/directory.repository';
-import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { pageInfo, paging } from '../common/wire/paging';
 import { SettingsRepository } from '../settings/settings.repository';
-import { TenantEntity } from '../tenancy/tenant.entity';
+import { SectorScope } from '../settings/sector-scope';
 import { CreateSectorDto, ListSectorsQuery, ListSectorsResponse, SectorResponse } from './dto/sector.dto';
 import { toSectorResponse } from './sector.mapper';
 import { SectorRepository } from './sector.repository';
@@ -25,7 +22,6 @@ export interface NewSector {
 @Injectable()
 export class SectorService {
   constructor(
-    private readonly connections: TenantConnections,
     private readonly sectors: SectorRepository,
     private readonly settings: SettingsRepository,
     private readonly directoryRepo: DirectoryRepository,
@@ -46,8 +42,9 @@ export class SectorService {
   }
 
   /** Creates a sector in `tenant`: tenant rows and the directory entry, all or nothing. */
-  async create(tenant: TenantEntity, dto: CreateSectorDto): Promise<SectorResponse> {
-    const db = await this.connections.db(tenant);
+  async create(scope: SectorScope, dto: CreateSectorDto): Promise<SectorResponse> {
+    const { db } = scope;
+    const tenant = scope.route.tenant;
     let routed: SectorEntity | undefined;
     try {
       const sector = await db.transaction(async (tx) => {
@@ -64,10 +61,9 @@ export class SectorService {
     }
   }
 
-  async list(tenant: TenantEntity, query: ListSectorsQuery): Promise<ListSectorsResponse> {
-    const db = await this.connections.db(tenant);
+  async list(scope: SectorScope, query: ListSectorsQuery): Promise<ListSectorsResponse> {
     const p = paging(query.pageSize, query.page);
-    const { items, total } = await this.sectors.list(db, { searchTerm: query.searchTerm, filterDomain: query.filterDomain }, p);
+    const { items, total } = await this.sectors.list(scope.db, { searchTerm: query.searchTerm, filterDomain: query.filterDomain }, p);
     return { sectors: items.map(toSectorResponse), ...pageInfo(total, p) };
   }
 }
