@@ -571,109 +571,84 @@ describe('finding 4: factor registrations are capped and their sends throttled',
     return (res.body.registrations as Array<{ registrationID: string }>).map((r) => r.registrationID).sort();
   }
 
-  describe('per user (OTP_PENDING_REGISTRATIONS_MAX=3, THROTTLE_SEND_USER_FREE=6)', () => {
-    let t: TestApp;
-    let tenant: ProvisionedTenant;
-
+  /** Boots an app with these send limits (and a provisioned tenant) for the enclosing describe block. */
+  function appWithLimits(limits: { THROTTLE_SEND_USER_FREE: string; THROTTLE_SEND_ADDRESS_FREE: string }) {
+    const ctx = {} as { t: TestApp; tenant: ProvisionedTenant };
     beforeAll(async () => {
-      t = await startTestApp({
-        env: {
-          SMTP_URL: smtp.url,
-          ...FAST_WORKER,
-          OTP_RESEND_COOLDOWN_SECONDS: '0',
-          OTP_PENDING_REGISTRATIONS_MAX: '3',
-          THROTTLE_SEND_USER_FREE: '6',
-          THROTTLE_SEND_ADDRESS_FREE: '1000',
-          TRUST_PROXY: 'true',
-        },
+      ctx.t = await startTestApp({
+        env: { SMTP_URL: smtp.url, ...FAST_WORKER, OTP_RESEND_COOLDOWN_SECONDS: '0', OTP_PENDING_REGISTRATIONS_MAX: '3', TRUST_PROXY: 'true', ...limits },
       });
-      tenant = await provisionTenant(t);
+      ctx.tenant = await provisionTenant(ctx.t);
     });
-
     afterAll(async () => {
-      await t?.close();
+      await ctx.t?.close();
     });
+    return ctx;
+  }
+
+  describe('per user (OTP_PENDING_REGISTRATIONS_MAX=3, THROTTLE_SEND_USER_FREE=6)', () => {
+    const ctx = appWithLimits({ THROTTLE_SEND_USER_FREE: '6', THROTTLE_SEND_ADDRESS_FREE: '1000' });
 
     it('accepts 3 pending registrations, refuses a 4th destination (429 PENDING_REGISTRATIONS_LIMIT), and accepts one again after a delete', async () => {
-      const m = await newMember(t, tenant);
+      const m = await newMember(ctx.t, ctx.tenant);
       const address = newAddress();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const res = await addReg(t, m, uniqueEmail(`pending${i}`), address);
+        const res = await addReg(ctx.t, m, uniqueEmail(`pending${i}`), address);
         expect(res.status).toBe(200);
         ids.push(res.body.registrationID);
       }
-      expectWireError(await addReg(t, m, uniqueEmail('pending3'), address), 429, 8, 'PENDING_REGISTRATIONS_LIMIT');
-      expect(await listIds(t, m)).toEqual([...ids].sort());
+      expectWireError(await addReg(ctx.t, m, uniqueEmail('pending3'), address), 429, 8, 'PENDING_REGISTRATIONS_LIMIT');
+      expect(await listIds(ctx.t, m)).toEqual([...ids].sort());
 
-      const removed = await t.http().delete(`${regs(m.sub)}/${ids[0]}`).set(auth(m.token));
+      const removed = await ctx.t.http().delete(`${regs(m.sub)}/${ids[0]}`).set(auth(m.token));
       expect(removed.status).toBe(200);
-      const again = await addReg(t, m, uniqueEmail('pending4'), address);
+      const again = await addReg(ctx.t, m, uniqueEmail('pending4'), address);
       expect(again.status).toBe(200);
-      expect(await listIds(t, m)).toEqual([ids[1], ids[2], again.body.registrationID].sort());
+      expect(await listIds(ctx.t, m)).toEqual([ids[1], ids[2], again.body.registrationID].sort());
     });
 
     it('an unverified registration older than a day no longer counts and is gone after the next registration call', async () => {
-      const m = await newMember(t, tenant);
+      const m = await newMember(ctx.t, ctx.tenant);
       const address = newAddress();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const res = await addReg(t, m, uniqueEmail(`aging${i}`), address);
+        const res = await addReg(ctx.t, m, uniqueEmail(`aging${i}`), address);
         expect(res.status).toBe(200);
         ids.push(res.body.registrationID);
       }
-      await tenantSql(t, tenant.tenantID, `UPDATE otp_registrations SET created_at = created_at - interval '25 hours' WHERE id = $1`, [ids[0]]);
-      const next = await addReg(t, m, uniqueEmail('aging3'), address);
+      await tenantSql(ctx.t, ctx.tenant.tenantID, `UPDATE otp_registrations SET created_at = created_at - interval '25 hours' WHERE id = $1`, [ids[0]]);
+      const next = await addReg(ctx.t, m, uniqueEmail('aging3'), address);
       expect(next.status).toBe(200);
-      expect(await listIds(t, m)).toEqual([ids[1], ids[2], next.body.registrationID].sort());
+      expect(await listIds(ctx.t, m)).toEqual([ids[1], ids[2], next.body.registrationID].sort());
     });
 
     it('repeated registration sends by one user: the 7th send is refused with 429 RATE_LIMITED and RetryInfo', async () => {
-      const m = await newMember(t, tenant);
+      const m = await newMember(ctx.t, ctx.tenant);
       const address = newAddress();
       const destinations = [uniqueEmail('send0'), uniqueEmail('send1'), uniqueEmail('send2')];
       // Sends 1–3: new destinations; 4–6: the same unverified ones again (the cooldown is 0 here).
       for (const destination of [...destinations, ...destinations]) {
-        const res = await addReg(t, m, destination, address);
+        const res = await addReg(ctx.t, m, destination, address);
         expect({ destination, status: res.status }).toEqual({ destination, status: 200 });
       }
-      expectWireError(await addReg(t, m, destinations[0], address), 429, 8, 'RATE_LIMITED', { retry: true });
+      expectWireError(await addReg(ctx.t, m, destinations[0], address), 429, 8, 'RATE_LIMITED', { retry: true });
     });
   });
 
   describe('per address (THROTTLE_SEND_ADDRESS_FREE=3)', () => {
-    let t: TestApp;
-    let tenant: ProvisionedTenant;
-
-    beforeAll(async () => {
-      t = await startTestApp({
-        env: {
-          SMTP_URL: smtp.url,
-          ...FAST_WORKER,
-          OTP_RESEND_COOLDOWN_SECONDS: '0',
-          OTP_PENDING_REGISTRATIONS_MAX: '3',
-          THROTTLE_SEND_USER_FREE: '1000',
-          THROTTLE_SEND_ADDRESS_FREE: '3',
-          TRUST_PROXY: 'true',
-        },
-      });
-      tenant = await provisionTenant(t);
-    });
-
-    afterAll(async () => {
-      await t?.close();
-    });
+    const ctx = appWithLimits({ THROTTLE_SEND_USER_FREE: '1000', THROTTLE_SEND_ADDRESS_FREE: '3' });
 
     it('two users from one address share its allowance: the 4th send from it is refused (RATE_LIMITED); another address still works', async () => {
-      const alice = await newMember(t, tenant);
-      const bob = await newMember(t, tenant);
+      const alice = await newMember(ctx.t, ctx.tenant);
+      const bob = await newMember(ctx.t, ctx.tenant);
       const shared = newAddress();
-      expect((await addReg(t, alice, uniqueEmail('alice0'), shared)).status).toBe(200);
-      expect((await addReg(t, alice, uniqueEmail('alice1'), shared)).status).toBe(200);
-      expect((await addReg(t, bob, uniqueEmail('bob0'), shared)).status).toBe(200);
+      expect((await addReg(ctx.t, alice, uniqueEmail('alice0'), shared)).status).toBe(200);
+      expect((await addReg(ctx.t, alice, uniqueEmail('alice1'), shared)).status).toBe(200);
+      expect((await addReg(ctx.t, bob, uniqueEmail('bob0'), shared)).status).toBe(200);
       const bobDestination = uniqueEmail('bob1');
-      expectWireError(await addReg(t, bob, bobDestination, shared), 429, 8, 'RATE_LIMITED', { retry: true });
-      expect((await addReg(t, bob, bobDestination, newAddress())).status).toBe(200);
+      expectWireError(await addReg(ctx.t, bob, bobDestination, shared), 429, 8, 'RATE_LIMITED', { retry: true });
+      expect((await addReg(ctx.t, bob, bobDestination, newAddress())).status).toBe(200);
     });
   });
 });
