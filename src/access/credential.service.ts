@@ -8,6 +8,7 @@ import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { ApiTokenService } from '../api-token/api-token.service';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
+import { SIGN_IN } from '../auth/engine/sign-in-engine';
 import { tenantOfRoutedId } from '../tenancy/routed-id';
 import { Principal, TransactionPrincipal } from './principal';
 
@@ -62,7 +63,7 @@ export class CredentialService {
     if (!tenant) throw invalid();
     const db = await this.connections.db(tenant);
     const tx = await this.transactions.find(db, transactionId);
-    if (!tx || tx.status !== 'SUCCESS' || !tx.userId || !tx.completedAt || Date.now() - tx.completedAt.getTime() > SELF_PROOF_WINDOW_MS) {
+    if (!tx || tx.kind !== SIGN_IN || tx.status !== 'SUCCESS' || !tx.userId || !tx.completedAt || Date.now() - tx.completedAt.getTime() > SELF_PROOF_WINDOW_MS) {
       throw invalid();
     }
     const user = await this.users.findAuthState(db, tx.userId);

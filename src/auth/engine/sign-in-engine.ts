@@ -16,6 +16,9 @@ import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FACTOR_STRATEGIES, FactorStrategy, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
 
+/** The kind of the transactions sign-in steps continue (other flows, such as factor registration, keep their own kinds). */
+export const SIGN_IN = 'login';
+
 /** What a step request names: its sector, the transaction it continues, the login it starts with. */
 export interface StepRequest {
   sectorID?: string;
@@ -76,7 +79,7 @@ export class SignInEngine {
   /** A transaction that later steps may continue: of this sector, pending and unexpired. */
   async pendingTransaction(scope: SectorScope, id: string): Promise<AuthTransactionEntity> {
     const tx = await this.transactions.find(scope.db, id);
-    if (!tx || tx.sectorId !== scope.route.sectorId) {
+    if (!tx || tx.kind !== SIGN_IN || tx.sectorId !== scope.route.sectorId) {
       throw DomainError.failedPrecondition(Reason.TRANSACTION_NOT_FOUND, 'No such authentication transaction in this sector.');
     }
     if (tx.status === 'FAILED') throw transactionFailed();
@@ -180,6 +183,8 @@ export class SignInEngine {
         pendingChallenge: next.challengeType,
         complete: status === 'SUCCESS',
         consumeCodeMac,
+        // A flow begun without a known user (a usernameless passkey) belongs to the user its proof named.
+        ...(existing.userId === null ? { userId: user.id } : {}),
       });
       if (!advanced) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
       transactionId = existing.id;
@@ -221,7 +226,7 @@ export class SignInEngine {
   ): AuthTransactionEntity {
     const tx = new AuthTransactionEntity();
     tx.id = newRoutedId(scope.route.tenant.id);
-    tx.kind = 'login';
+    tx.kind = SIGN_IN;
     tx.sectorId = scope.route.sectorId;
     tx.userId = user?.id ?? null;
     tx.status = status;
