@@ -8,6 +8,7 @@ import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ErrorInterceptor } from './common/errors/error.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { BrowserPolicyMiddleware } from './access/browser-policy';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -55,6 +56,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestIdMiddleware).forRoutes('*path');
+    consumer.apply(RequestIdMiddleware, BrowserPolicyMiddleware).forRoutes('*path');
   }
 }

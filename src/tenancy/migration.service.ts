@@ -46,6 +46,7 @@ export class MigrationService {
       }
       await this.storage.prepareTemplate();
       const tenantsMigrated = await this.migrateTenants();
+      await this.copySectorOrigins();
       await this.storage.sweepOrphans(this.main);
       if (applied.length || tenantsMigrated) {
         this.logger.log(`Applied ${applied.length} migration(s) to the main database; brought ${tenantsMigrated} tenant(s) up to date`);
@@ -53,6 +54,18 @@ export class MigrationService {
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK]).catch(() => undefined);
       await lock.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Copies the allowed origins of sectors whose routing entries predate the
+   * directory keeping them (a one-time step per such tenant).
+   */
+  private async copySectorOrigins(): Promise<void> {
+    for (const tenant of await this.directory.tenantsWithUncopiedOrigins()) {
+      const db = await this.connections.db(tenant);
+      const sectors: Array<{ id: string; allowed_origins: string[] }> = await db.manager.query('SELECT id, allowed_origins FROM sectors');
+      for (const s of sectors) await this.directory.setSectorOrigins(s.id, s.allowed_origins);
     }
   }
 

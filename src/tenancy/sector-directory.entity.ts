@@ -8,4 +8,6 @@ export class SectorDirectoryEntity {
   @Column('text') slug: string;
   @Column('text') name: string;
   @Column('boolean', { name: 'is_default' }) isDefault: boolean;
+  /** The sector's allowed origins (what CORS answers for); null until copied from a tenant database that predates the column. */
+  @Column('text', { name: 'allowed_origins', array: true, nullable: true }) allowedOrigins: string[] | null;
 }

@@ -1,4 +1,5 @@
 import { Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { DirectoryChanges } from './directory-changes';
 import { DirectoryRepository } from './directory.repository';
 import { MigrationService } from './migration.service';
 import { TenantConnections } from './tenant-connections';
@@ -24,7 +25,7 @@ class MigrateOnStart implements OnModuleInit {
  */
 @Global()
 @Module({
-  providers: [DirectoryRepository, TenantStorageService, TenantConnections, TenantDirectory, MigrationService, MigrateOnStart],
-  exports: [DirectoryRepository, TenantStorageService, TenantConnections, TenantDirectory, MigrationService],
+  providers: [DirectoryRepository, DirectoryChanges, TenantStorageService, TenantConnections, TenantDirectory, MigrationService, MigrateOnStart],
+  exports: [DirectoryRepository, DirectoryChanges, TenantStorageService, TenantConnections, TenantDirectory, MigrationService],
 })
 export class TenancyModule {}
