@@ -9,6 +9,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ErrorInterceptor } from './common/errors/error.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
 import { BrowserPolicyMiddleware } from './access/browser-policy';
+import { DrainMiddleware } from './health/lifecycle';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -22,6 +23,7 @@ import { SettingsModule } from './settings/settings.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
+import { WebAuthnModule } from './webauthn/webauthn.module';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -33,7 +35,7 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         CryptoModule,
         DatabaseModule.forRoot(databaseUrl),
-        TenancyModule,
+        TenancyModule.forRoot(),
         AccessModule,
         KeysModule,
         UserModule,
@@ -44,6 +46,7 @@ export class AppModule implements NestModule {
         AuthModule,
         ApiTokenModule,
         OtpModule,
+        WebAuthnModule,
         IntrospectionModule,
         HealthModule,
         BootstrapModule,
@@ -56,6 +59,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestIdMiddleware, BrowserPolicyMiddleware).forRoutes('*path');
+    consumer.apply(RequestIdMiddleware, DrainMiddleware, BrowserPolicyMiddleware).forRoutes('*path');
   }
 }

@@ -6,6 +6,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { AppModule } from './app.module';
 import { BootstrapService } from './bootstrap/bootstrap.service';
+import { Lifecycle } from './health/lifecycle';
 import { toDomainError } from './common/errors/error-mapper';
 import { createValidationPipe } from './common/validation/validation';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
@@ -60,6 +61,9 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   const json = express.json({ limit: '1mb', strict: true });
   app.use((req: Request, res: Response, next: NextFunction) => json(req, res, (err?: unknown) => next(err ? toDomainError(err) : undefined)));
   app.set('trust proxy', config.trustProxy);
+  if (config.trustProxy === true) {
+    new Logger('Main').warn('TRUST_PROXY=true believes every X-Forwarded-For hop, so clients can pick the address the throttle counts; set the number of proxies or their addresses instead');
+  }
   app.set('x-powered-by', false);
   app.use(helmet(SECURITY_HEADERS));
   app.useGlobalPipes(createValidationPipe());
@@ -74,16 +78,29 @@ async function bootstrap(): Promise<void> {
   let database: DatabaseServer | undefined;
   let app: NestExpressApplication | undefined;
   let stopping = false;
+  /**
+   * SIGTERM (or SIGINT): readiness answers 503 at once and new requests are refused
+   * with 503, the requests already running get SHUTDOWN_TIMEOUT_MS to finish (then
+   * their connections are closed), the pools close, the embedded database stops,
+   * and the process exits.
+   */
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: draining requests and shutting down`);
+    const lifecycle = app?.get(Lifecycle);
+    lifecycle?.beginDrain();
+    logger.log(`${signal} received: not ready any more; draining ${lifecycle?.inFlight ?? 0} request(s) for up to ${config.shutdownTimeoutMs} ms`);
+    // Past the grace period and a margin for closing pools and stopping the database, exit regardless.
     const force = setTimeout(() => {
       logger.error('Shutdown timed out; exiting');
       process.exit(1);
-    }, config.shutdownTimeoutMs + 30_000);
+    }, config.shutdownTimeoutMs + 10_000);
     force.unref();
     try {
+      if (lifecycle && !(await lifecycle.drained(config.shutdownTimeoutMs))) {
+        logger.warn(`${lifecycle.inFlight} request(s) still running after SHUTDOWN_TIMEOUT_MS; closing their connections`);
+      }
+      app?.getHttpServer().closeAllConnections();
       await app?.close();
       await database?.stop();
       logger.log('Stopped cleanly');

@@ -161,6 +161,14 @@ describe('sector API tokens', () => {
       expect(again.body.WebAuthnRPDisplayName).toBe('Set by a token');
     });
 
+    it('never changes where credentials go: MagicLinkURL and the passkey relying party are 403 FIELD_NOT_WRITABLE', async () => {
+      for (const body of [{ MagicLinkURL: 'https://evil.test/accept' }, { WebAuthnRPID: 'evil.test' }, { WebAuthnRPOrigins: ['https://evil.test'] }]) {
+        expectError(await t.http().put(`/api/v1/sectors/${s1}/settings`).set(auth(s1Api)).send(body), 403, 7, 'FIELD_NOT_WRITABLE');
+      }
+      const after = await t.http().get(`/api/v1/sectors/${s1}/settings`).set(auth(s1AdminToken));
+      expect(after.body).toMatchObject({ MagicLinkURL: '', WebAuthnRPID: '', WebAuthnRPOrigins: [] });
+    });
+
     it('creates and lists users of its own sector, and reads them', async () => {
       const email = `made-by-token-${randomUUID().slice(0, 8)}@a.test`;
       const created = await t.http().post(`/api/v1/sectors/${s1}/users`).set(auth(s1Api)).send({ email, password: 'made-by-token-pw' });

@@ -661,6 +661,21 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       const done = await otpLogin({ transactionID: next, password: code2, sectorID: SM });
       expect(done.body).toEqual({ transactionID: next, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
     });
+    it("refuses to remove a user's last verified factor (LAST_FACTOR), and removes one of two", async () => {
+      const lea = await createUser(t, a.adminToken, SM, email('lea'));
+      const res = await passwordLogin({ username: lea.email, password: PASSWORD, sectorID: SM });
+      const tx = res.body.transactionID as string;
+      await t.http().post('/api/v1/signup/mfa/begin').send({ transactionId: tx, sectorID: SM, email: lea.email });
+      const code = codeIn((await nextMail(lea.email)).text, DEFAULT_MAIL_CODE);
+      const token = (await t.http().post('/api/v1/signup/mfa/verify').send({ sectorID: SM, email: lea.email, code, transactionId: tx })).body.token as string;
+      const [first] = (await listRegs(lea.sub, token)).body.registrations as Array<{ registrationID: string }>;
+      expectWireError(await deleteReg(lea.sub, first.registrationID, token), 400, 9, 'LAST_FACTOR');
+      expectWireError(await deleteReg(lea.sub, first.registrationID, a.adminToken), 400, 9, 'LAST_FACTOR');
+      const second = await enrollEmail(lea, token, `second-${lea.email}`);
+      expect((await deleteReg(lea.sub, first.registrationID, token)).status).toBe(200);
+      expectWireError(await deleteReg(lea.sub, second, token), 400, 9, 'LAST_FACTOR');
+    });
+
     it('counts wrong enrollment codes against the transaction: 5 wrong tries kill it, even across a resent code', async () => {
       const max = await createUser(t, a.adminToken, SM, email('max'));
       const res = await passwordLogin({ username: max.email, password: PASSWORD, sectorID: SM });

@@ -160,12 +160,13 @@ describe('sector settings (operations 1 and 2)', () => {
         fields: ['WebAuthnRPOrigins'],
       });
       expectWireError(await put(sectorID, a.adminToken, { WebAuthnRPOrigins: 'https://x.com' }), 400, 3, 'VALIDATION_FAILED', { fields: ['WebAuthnRPOrigins'] });
-      const ok = await put(sectorID, a.adminToken, { WebAuthnRPOrigins: ['https://app.example.com', 'http://localhost:3000'] });
+      // Valid origins must also suit the relying party ID (their hosts are it or its subdomains).
+      const ok = await put(sectorID, a.adminToken, { WebAuthnRPID: 'example.com', WebAuthnRPOrigins: ['https://app.example.com', 'https://www.example.com:8443'] });
       expect({ status: ok.status, origins: ok.body.WebAuthnRPOrigins }).toEqual({
         status: 200,
-        origins: ['https://app.example.com', 'http://localhost:3000'],
+        origins: ['https://app.example.com', 'https://www.example.com:8443'],
       });
-      const cleared = await put(sectorID, a.adminToken, { WebAuthnRPOrigins: [] });
+      const cleared = await put(sectorID, a.adminToken, { WebAuthnRPID: '', WebAuthnRPOrigins: [] });
       expect(cleared.body.WebAuthnRPOrigins).toEqual([]);
     });
 

@@ -3,9 +3,10 @@ import { UsersInvitesTokens1763700000002 } from './1763700000002-users-invites-t
 import { Outbox1763700000003 } from './1763700000003-outbox';
 import { Otp1763700000004 } from './1763700000004-otp';
 import { CredentialRevocation1763700000005 } from './1763700000005-credential-revocation';
+import { WebAuthn1763700000006 } from './1763700000006-webauthn';
 
 /** Migrations of every tenant database or schema (and of the platform tenant in the main database), in order. */
-export const TENANT_MIGRATIONS = [TenantCore1763700000001, UsersInvitesTokens1763700000002, Outbox1763700000003, Otp1763700000004, CredentialRevocation1763700000005];
+export const TENANT_MIGRATIONS = [TenantCore1763700000001, UsersInvitesTokens1763700000002, Outbox1763700000003, Otp1763700000004, CredentialRevocation1763700000005, WebAuthn1763700000006];
 
 /** The name of the newest tenant migration: a tenant whose schema_version equals it is up to date. */
 export const TENANT_SCHEMA_VERSION = TENANT_MIGRATIONS[TENANT_MIGRATIONS.length - 1].name;

@@ -5,6 +5,7 @@ import { OtpModule } from '../otp/otp.module';
 import { SettingsModule } from '../settings/settings.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { UserModule } from '../user/user.module';
+import { WebAuthnCoreModule } from '../webauthn/webauthn-core.module';
 import { AuthController } from './auth.controller';
 import { AuthTransactionRepository } from './engine/auth-transaction.repository';
 import { SignInEngine } from './engine/sign-in-engine';
@@ -13,6 +14,7 @@ import { InvitationService } from './invitation.service';
 import { LoginService } from './login.service';
 import { SignupService } from './signup.service';
 import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
+import { WebAuthnStrategy } from './strategies/webauthn.strategy';
 
 /**
  * Sign-in: the engine (authentication transactions and their steps), one
@@ -20,7 +22,7 @@ import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
  * login, signup with email enrollment, invitation acceptance.
  */
 @Module({
-  imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule],
+  imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, WebAuthnCoreModule],
   controllers: [AuthController],
   providers: [
     AuthTransactionRepository,
@@ -31,6 +33,6 @@ import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
     SignupService,
     InvitationService,
   ],
-  exports: [AuthTransactionRepository, SignInEngine],
+  exports: [AuthTransactionRepository, SignInEngine, TransactionJanitor, WebAuthnStrategy],
 })
 export class AuthModule {}

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { KeyService } from '../keys/key.service';
 import { report, runWithApp } from './run-with-app';

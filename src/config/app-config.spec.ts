@@ -19,6 +19,67 @@ describe('loadConfig', () => {
     expect(first.masterKeySource).toBe('generated');
     expect(readFileSync(join(dir, 'master.key'), 'utf8').trim()).toBe(first.masterKey);
     expect(loadConfig({ DATA_DIR: dir }).masterKey).toBe(first.masterKey);
+    expect(first.masterKeys).toEqual([first.masterKey]);
+  });
+
+  describe('master keys', () => {
+    const NEW = 'new-master-key-0123456789abcdef0123456789';
+    const OLD = 'old-master-key-0123456789abcdef0123456789';
+    const OLDER = 'older-master-key-0123456789abcdef012345678';
+
+    it('takes MASTER_KEY alone as the only key', () => {
+      const c = loadConfig({ DATA_DIR: dataDir(), MASTER_KEY: NEW });
+      expect(c).toMatchObject({ masterKey: NEW, masterKeys: [NEW], masterKeySource: 'env' });
+    });
+
+    it('takes MASTER_KEY plus MASTER_KEY_PREVIOUS (comma-separated), newest first', () => {
+      const c = loadConfig({ DATA_DIR: dataDir(), MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: ` ${OLD} , ${OLDER}` });
+      expect(c.masterKeys).toEqual([NEW, OLD, OLDER]);
+      expect(c.masterKey).toBe(NEW);
+    });
+
+    it('takes MASTER_KEYS (comma-separated, newest first)', () => {
+      const c = loadConfig({ DATA_DIR: dataDir(), MASTER_KEYS: `${NEW},${OLD}` });
+      expect(c).toMatchObject({ masterKey: NEW, masterKeys: [NEW, OLD], masterKeySource: 'env' });
+    });
+
+    it('keeps a comma inside MASTER_KEY as part of the one key', () => {
+      const key = 'a,key-with-a-comma-0123456789abcdef0123';
+      expect(loadConfig({ DATA_DIR: dataDir(), MASTER_KEY: key }).masterKeys).toEqual([key]);
+    });
+
+    it('does not generate a development key when keys are configured', () => {
+      const dir = dataDir();
+      loadConfig({ DATA_DIR: dir, MASTER_KEYS: NEW });
+      expect(() => readFileSync(join(dir, 'master.key'))).toThrow();
+    });
+
+    it.each([
+      [{ MASTER_KEYS: `${NEW},${OLD}`, MASTER_KEY: NEW }, 'MASTER_KEYS', /MASTER_KEYS and MASTER_KEY cannot both be set/],
+      [{ MASTER_KEYS: NEW, MASTER_KEY_PREVIOUS: OLD }, 'MASTER_KEYS', /MASTER_KEY_PREVIOUS/],
+      [{ MASTER_KEY_PREVIOUS: OLD }, 'MASTER_KEY_PREVIOUS', /needs MASTER_KEY/],
+      [{ MASTER_KEYS: `${NEW},short` }, 'MASTER_KEYS', /key 2 must be at least 32 characters/],
+      [{ MASTER_KEYS: `${NEW},,${OLD}` }, 'MASTER_KEYS', /empty entry/],
+      [{ MASTER_KEYS: `${NEW},${NEW}` }, 'MASTER_KEYS', /repeats a key/],
+      [{ MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: `${OLD},short` }, 'MASTER_KEY_PREVIOUS', /key 2 must be at least 32 characters/],
+      [{ MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: NEW }, 'MASTER_KEY_PREVIOUS', /repeats a key/],
+      [{ MASTER_KEY: 'short', MASTER_KEY_PREVIOUS: OLD }, 'MASTER_KEY', /at least 32 characters/],
+    ])('refuses %j naming %s, without showing a key', (env, variable, message) => {
+      let error: unknown;
+      try {
+        loadConfig({ DATA_DIR: dataDir(), ...env });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(variable);
+      expect((error as Error).message).toMatch(message);
+      for (const key of [NEW, OLD]) expect((error as Error).message).not.toContain(key);
+    });
+
+    it('in production accepts MASTER_KEYS in place of MASTER_KEY', () => {
+      expect(loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', MASTER_KEYS: `${NEW},${OLD}` }).masterKeys).toEqual([NEW, OLD]);
+    });
   });
 
   it.each([

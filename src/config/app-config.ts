@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 
 export type TenancyMode = 'pooled' | 'schema';
@@ -14,11 +15,16 @@ export interface AppConfig {
   embeddedPgPort: number;
   tenancyMode: TenancyMode;
   publicUrl: string;
+  /** The newest master key (= masterKeys[0]): what secrets are sealed and codes MACed under. */
   masterKey: string;
+  /** Every configured master key, newest first; older ones only open what they sealed (until `npm run secrets:reseal`). */
+  masterKeys: string[];
   masterKeySource: 'env' | 'generated' | 'file';
   smtpUrl: string | undefined;
   mailFrom: string;
   smsWebhookUrl: string | undefined;
+  /** Sent as the `Authorization` header of every SMS webhook call (a secret the gateway checks), when set. */
+  smsWebhookAuthorization: string | undefined;
   bootstrapAdminEmail: string;
   bootstrapAdminPassword: string | undefined;
   bcryptCost: number;
@@ -28,8 +34,15 @@ export interface AppConfig {
   tenantIdleMs: number;
   transactionTtlSeconds: number;
   shutdownTimeoutMs: number;
+  /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
+  migrateOnStart: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For hops to believe (Express's `trust proxy`):
+   * false (none), a hop count, or addresses/CIDRs/names of the proxies; true
+   * believes every hop, which lets a client pick its own address.
+   */
+  trustProxy: boolean | number | string[];
   /** How often the outbox worker looks for due mail. */
   mailPollIntervalMs: number;
   /** First retry delay of a failed delivery; doubles per attempt up to mailRetryMaxMs. */
@@ -120,24 +133,86 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], d
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
+/** A value for an HTTP header: one line of visible characters. */
+function headerValue(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw !== undefined && !/^[\x20-\x7e]+$/.test(raw)) throw new ConfigError(name, 'must be one line of printable ASCII characters');
+  return raw;
+}
+
 /**
- * The master key must carry at least 256 bits. In development, when unset, one is
- * generated into DATA_DIR/master.key so that restarts can still decrypt what was
- * stored; in production it is required.
+ * The master keys, newest first; each must carry at least 256 bits (32+
+ * characters). Either MASTER_KEYS (comma-separated, newest first) or MASTER_KEY
+ * (one key, commas included) with the optional MASTER_KEY_PREVIOUS
+ * (comma-separated). In development, when none is set, one is generated into
+ * DATA_DIR/master.key so that restarts can still decrypt what was stored; in
+ * production it is required. Messages never contain a key.
  */
-function masterKey(env: Env, dataDir: string, production: boolean): Pick<AppConfig, 'masterKey' | 'masterKeySource'> {
-  const raw = str(env, 'MASTER_KEY');
-  if (raw !== undefined) {
-    if (raw.length < 32) throw new ConfigError('MASTER_KEY', 'must be at least 32 characters');
-    return { masterKey: raw, masterKeySource: 'env' };
+function masterKeys(env: Env, dataDir: string, production: boolean): Pick<AppConfig, 'masterKey' | 'masterKeys' | 'masterKeySource'> {
+  const list = str(env, 'MASTER_KEYS');
+  const single = str(env, 'MASTER_KEY');
+  const previous = str(env, 'MASTER_KEY_PREVIOUS');
+  if (list !== undefined && single !== undefined) {
+    throw new ConfigError('MASTER_KEYS', 'and MASTER_KEY cannot both be set: list every key, newest first, in MASTER_KEYS, or use MASTER_KEY (+ MASTER_KEY_PREVIOUS)');
   }
-  if (production) throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production');
+  if (list !== undefined && previous !== undefined) {
+    throw new ConfigError('MASTER_KEYS', 'and MASTER_KEY_PREVIOUS cannot both be set: list the previous keys in MASTER_KEYS, after the newest');
+  }
+  if (previous !== undefined && single === undefined) {
+    throw new ConfigError('MASTER_KEY_PREVIOUS', 'needs MASTER_KEY (the newest key) to be set');
+  }
+  let keys: string[] | undefined;
+  if (list !== undefined) keys = splitKeys(list, 'MASTER_KEYS');
+  else if (single !== undefined) keys = [single, ...(previous === undefined ? [] : splitKeys(previous, 'MASTER_KEY_PREVIOUS'))];
+  if (keys !== undefined) {
+    keys.forEach((key, i) => {
+      if (key.length >= 32) return;
+      if (list !== undefined) throw new ConfigError('MASTER_KEYS', `key ${i + 1} must be at least 32 characters`);
+      if (i === 0) throw new ConfigError('MASTER_KEY', 'must be at least 32 characters');
+      throw new ConfigError('MASTER_KEY_PREVIOUS', `key ${i} must be at least 32 characters`);
+    });
+    if (new Set(keys).size !== keys.length) {
+      throw new ConfigError(list !== undefined ? 'MASTER_KEYS' : 'MASTER_KEY_PREVIOUS', 'repeats a key (each key may be listed once)');
+    }
+    return { masterKey: keys[0], masterKeys: keys, masterKeySource: 'env' };
+  }
+  if (production) throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production (or MASTER_KEYS)');
   const file = join(dataDir, 'master.key');
-  if (existsSync(file)) return { masterKey: readFileSync(file, 'utf8').trim(), masterKeySource: 'file' };
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    return { masterKey: key, masterKeys: [key], masterKeySource: 'file' };
+  }
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32).toString('base64url');
   writeFileSync(file, key + '\n', { mode: 0o600 });
-  return { masterKey: key, masterKeySource: 'generated' };
+  return { masterKey: key, masterKeys: [key], masterKeySource: 'generated' };
+}
+
+/** The comma-separated keys of `variable` (each trimmed; an empty entry is refused). */
+function splitKeys(raw: string, variable: string): string[] {
+  const keys = raw.split(',').map((k) => k.trim());
+  if (keys.some((k) => k === '')) throw new ConfigError(variable, 'has an empty entry (keys are comma-separated, newest first)');
+  return keys;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY: false/true, a hop count, or a comma-separated list of proxy addresses, CIDRs or names (loopback, linklocal, uniquelocal). */
+function trustProxy(env: Env): AppConfig['trustProxy'] {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 0, 0, 100);
+  if (/^(true|false|yes|no|on|off)$/i.test(raw)) return bool(env, 'TRUST_PROXY', false);
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.has(entry) && (extra !== undefined || family === 0 || !bitsOk)) {
+      throw new ConfigError('TRUST_PROXY', `must be false, true, a hop count, or proxy addresses/CIDRs (loopback, linklocal, uniquelocal allowed), got "${entry}"`);
+    }
+  }
+  return entries;
 }
 
 /** Attempt throttling (src/throttle); the delay cap may not be below the base delay. */
@@ -189,10 +264,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     tenancyMode: oneOf(env, 'TENANCY_MODE', ['pooled', 'schema'] as const, 'pooled'),
     publicUrl,
-    ...masterKey(env, dataDir, production),
+    ...masterKeys(env, dataDir, production),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom,
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
+    smsWebhookAuthorization: headerValue(env, 'SMS_WEBHOOK_AUTHORIZATION'),
     bootstrapAdminEmail,
     bootstrapAdminPassword,
     bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
@@ -202,8 +278,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     mailPollIntervalMs: int(env, 'MAIL_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
     mailRetryMaxMs: int(env, 'MAIL_RETRY_MAX_MS', 300_000, 10, 86_400_000),

@@ -8,9 +8,10 @@ import { SectorEntity } from '../sector/sector.entity';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { UserEntity } from '../user/user.entity';
+import { WebAuthnCredentialEntity } from '../webauthn/webauthn-credential.entity';
 
 /** Tables of every tenant database or schema (and of the platform tenant in the main database). */
-export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity];
+export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity, WebAuthnCredentialEntity];
 
 /** Tables of the main database's directory. */
 export const MAIN_ENTITIES = [TenantEntity, SigningKeyEntity, SectorDirectoryEntity];

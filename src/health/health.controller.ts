@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { ApiErrors } from '../common/http/api-errors';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { Lifecycle } from './lifecycle';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status: string;
@@ -14,7 +15,10 @@ class HealthResponse {
 @ApiTags('Health')
 @Controller()
 export class HealthController {
-  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+  constructor(
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly lifecycle: Lifecycle,
+  ) {}
 
   @Public()
   @Get('healthz')
@@ -26,8 +30,9 @@ export class HealthController {
   @Public()
   @Get('readyz')
   @ApiErrors()
-  @ApiOkResponse({ type: HealthResponse, description: 'Readiness: the main database answers' })
+  @ApiOkResponse({ type: HealthResponse, description: 'Readiness: the main database answers and the instance is not shutting down' })
   async ready(): Promise<HealthResponse> {
+    if (this.lifecycle.draining) throw DomainError.unavailable(Reason.SHUTTING_DOWN, 'This instance is shutting down.');
     try {
       await this.main.query('SELECT 1');
     } catch (err) {

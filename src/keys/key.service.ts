@@ -10,7 +10,9 @@ import { SigningKeyEntity } from '../tenancy/signing-key.entity';
 const generateKeyPairAsync = promisify(generateKeyPair);
 
 export const SIGNING_ALG = 'ES256';
-const SEAL_PURPOSE = 'signing-key';
+/** Seal purpose of the tenants' private signing keys. */
+export const SIGNING_KEY_SEAL = 'signing-key';
+const SEAL_PURPOSE = SIGNING_KEY_SEAL;
 const REFRESH_MS = 15_000;
 const UNKNOWN_KID_RELOAD_MS = 1_000;
 /** Extra time a retired key stays published, covering instances that had not yet seen the rotation. */

@@ -60,7 +60,7 @@ export class OutboxDelivery {
     }
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(this.config.smsWebhookAuthorization ? { authorization: this.config.smsWebhookAuthorization } : {}) },
       body: payload,
       signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
     });

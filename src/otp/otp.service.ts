@@ -133,8 +133,19 @@ export class OtpService {
 
   async remove(target: TargetUserRef, registrationId: string): Promise<OtpRegistrationIdResponse> {
     const db = target.scope.db;
-    await this.requireRegistration(db, target.id, registrationId);
-    await this.otp.delete(db, target.id, registrationId);
+    const settings = await target.scope.settings();
+    await db.transaction(async (tx) => {
+      const row = await this.requireRegistration(tx, target.id, registrationId);
+      // In a sector that requires MFA, a user's last verified second factor stays (the check and the delete share the user-row lock).
+      const left = await this.users.lockAndCountSecondFactors(tx, target.id, { otpRegistrationId: row.id });
+      if (settings.mfaRequired && row.verifiedAt && left === 0) {
+        throw DomainError.failedPrecondition(
+          Reason.LAST_FACTOR,
+          "This is the user's last second factor and the sector requires MFA; add another factor before removing it.",
+        );
+      }
+      await this.otp.delete(tx, target.id, registrationId);
+    });
     return { registrationID: registrationId };
   }
 

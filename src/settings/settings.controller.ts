@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetScope } from '../access/decorators';
+import { Authenticated, CurrentPrincipal, TargetScope } from '../access/decorators';
+import { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { SectorScope } from './sector-scope';
 import { ApiErrors } from '../common/http/api-errors';
@@ -19,8 +20,8 @@ export class SettingsController {
   @Authenticated({ role: Role.SECTOR_ADMIN, sectorFrom: 'param' })
   @ApiOperation({ summary: 'Update sector security settings (fields absent from the body keep their value)' })
   @ApiOkResponse({ type: SectorSettingsResponse })
-  update(@TargetScope() scope: SectorScope, @Body() body: UpdateSectorSettingsDto): Promise<SectorSettingsResponse> {
-    return this.settings.update(scope, body);
+  update(@TargetScope() scope: SectorScope, @CurrentPrincipal() caller: Principal, @Body() body: UpdateSectorSettingsDto): Promise<SectorSettingsResponse> {
+    return this.settings.update(scope, body, caller);
   }
 
   @Get()

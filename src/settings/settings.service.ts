@@ -1,10 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import { SectorEntity } from '../sector/sector.entity';
+import { TenantDb } from '../tenancy/tenant-db';
+import { resolveRelyingParty, settingsConfigureRelyingParty } from '../webauthn/relying-party';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
+import { SectorSettingsEntity } from './sector-settings.entity';
 import { toSettingsPatch, toSettingsResponse } from './settings.mapper';
 import { SettingsRepository } from './settings.repository';
+import { relyingPartyViolations } from './settings.validation';
 import { SectorScope } from './sector-scope';
+import { Principal } from '../access/principal';
+
+/** Settings that route credentials (links with tokens, passkey binding): a signed-in admin's to change, never an API token's. */
+const CREDENTIAL_ROUTING_SETTINGS = ['MagicLinkURL', 'WebAuthnRPID', 'WebAuthnRPOrigins'] as const;
 
 /** Operations 1 and 2: a sector's security settings. */
 @Injectable()
@@ -15,9 +24,47 @@ export class SettingsService {
     return toSettingsResponse(await scope.settings());
   }
 
-  async update(scope: SectorScope, dto: UpdateSectorSettingsDto): Promise<SectorSettingsResponse> {
-    const row = await this.settings.update(scope.db, scope.route.sectorId, toSettingsPatch(dto));
+  /**
+   * Merges the fields present into the stored settings. An update that changes
+   * WebAuthnRPID or WebAuthnRPOrigins must leave a relying party browsers accept
+   * (checked on the merged result, with the sector's domain and allowed origins
+   * standing in for empty settings) unless it leaves both empty; it runs with the
+   * settings row locked, so two concurrent updates cannot each pass the check
+   * and together store a relying party that fails it.
+   */
+  async update(scope: SectorScope, dto: UpdateSectorSettingsDto, caller?: Principal): Promise<SectorSettingsResponse> {
+    // An API token configures its sector but never where credentials go: the links that carry
+    // invitation tokens, and the relying party and origins passkeys are bound to.
+    if (caller?.kind === 'apiToken') {
+      for (const field of CREDENTIAL_ROUTING_SETTINGS) {
+        if (dto[field] !== undefined) throw DomainError.permissionDenied(`API tokens may not change ${field}.`, Reason.FIELD_NOT_WRITABLE);
+      }
+    }
+    const patch = toSettingsPatch(dto);
+    const sectorId = scope.route.sectorId;
+    const touchesRelyingParty = patch.webauthnRpId !== undefined || patch.webauthnRpOrigins !== undefined;
+    const row = touchesRelyingParty
+      ? await scope.db.transaction(async (tx) => {
+          await this.assertRelyingPartyUsable(tx, sectorId, patch);
+          return this.settings.update(tx, sectorId, patch);
+        })
+      : await this.settings.update(scope.db, sectorId, patch);
     if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     return toSettingsResponse(row);
+  }
+
+  /** VALIDATION_FAILED naming WebAuthnRPID or WebAuthnRPOrigins when the merged settings configure a relying party browsers would refuse. */
+  private async assertRelyingPartyUsable(tx: TenantDb, sectorId: string, patch: Partial<SectorSettingsEntity>): Promise<void> {
+    const stored = await tx.manager.getRepository(SectorSettingsEntity).findOne({ where: { sectorId }, lock: { mode: 'pessimistic_write' } });
+    if (!stored) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    const merged = { ...stored, ...patch };
+    if (!settingsConfigureRelyingParty(merged)) return;
+    const sector = await tx.manager.getRepository(SectorEntity).findOneBy({ id: sectorId });
+    const rp = resolveRelyingParty({ name: sector?.name ?? '', domain: sector?.domain ?? '', allowedOrigins: sector?.allowedOrigins ?? [] }, merged);
+    const mismatchField = patch.webauthnRpId !== undefined && patch.webauthnRpOrigins === undefined ? 'WebAuthnRPID' : 'WebAuthnRPOrigins';
+    const violations = relyingPartyViolations({ rpId: rp.id, origins: rp.origins }, mismatchField);
+    if (violations.length > 0) {
+      throw DomainError.invalidArgument(`Invalid request: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`, violations);
+    }
   }
 }

@@ -46,3 +46,49 @@ export function IsHttpUrlOrEmpty(options?: ValidationOptions): PropertyDecorator
       },
     });
 }
+
+/** A relying party as WebAuthn sees it: the RP ID (a host name) and the exact origins allowed to use it. */
+export interface RelyingPartyScope {
+  rpId: string;
+  origins: readonly string[];
+}
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * Why a relying party cannot work in a browser (none: it can): an RP ID is
+ * needed (a domain name, not an IP address), at least one origin, and each
+ * origin must be https — http only on `localhost`, the one host browsers treat
+ * as a secure context — with a host equal to the RP ID or a subdomain of it.
+ * One violation per settings field: a missing RP ID on WebAuthnRPID, origin
+ * problems on WebAuthnRPOrigins, except that origins that do not sit on the RP
+ * ID are blamed on `mismatchField` (the field the caller changed).
+ */
+export function relyingPartyViolations(
+  rp: RelyingPartyScope,
+  mismatchField: 'WebAuthnRPID' | 'WebAuthnRPOrigins' = 'WebAuthnRPOrigins',
+): Array<{ field: string; description: string }> {
+  const problems = new Map<string, string[]>();
+  const add = (field: string, description: string) => problems.set(field, [...(problems.get(field) ?? []), description]);
+  const rpId = rp.rpId.toLowerCase();
+  if (!rpId) add('WebAuthnRPID', 'is required for passkeys: set WebAuthnRPID or give the sector a domain');
+  else if (IPV4.test(rpId) || rpId.includes(':')) add('WebAuthnRPID', 'must be a domain name, not an IP address');
+  if (rp.origins.length === 0) add('WebAuthnRPOrigins', 'needs at least one origin for passkeys: set WebAuthnRPOrigins or give the sector allowed origins');
+  for (const origin of rp.origins) {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      add('WebAuthnRPOrigins', `${origin} is not an origin`);
+      continue;
+    }
+    const host = url.hostname.toLowerCase();
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && host === 'localhost')) {
+      add('WebAuthnRPOrigins', `${origin} must use https (http is allowed only for localhost)`);
+    }
+    if (rpId && host !== rpId && !host.endsWith(`.${rpId}`)) {
+      add(mismatchField, `${origin} is not on the RP ID ${rpId} or a subdomain of it`);
+    }
+  }
+  return [...problems].map(([field, descriptions]) => ({ field, description: descriptions.join('; ') }));
+}

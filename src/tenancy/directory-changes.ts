@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { MAIN_DATABASE_URL } from '../database/tokens';
 import { DIRECTORY_CHANNEL } from './directory.repository';
@@ -14,7 +14,7 @@ const RECONNECT_MS = 2_000;
  * stays stale past a reconnect; caches keep a time limit of their own as well.
  */
 @Injectable()
-export class DirectoryChanges implements OnModuleInit, OnApplicationShutdown {
+export class DirectoryChanges implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DirectoryChanges');
   private readonly subscribers = new Set<(what: string) => void>();
   private client: Client | undefined;
@@ -28,7 +28,9 @@ export class DirectoryChanges implements OnModuleInit, OnApplicationShutdown {
     this.subscribers.add(onChange);
   }
 
-  async onModuleInit(): Promise<void> {
+  /** Listens once the whole application has started (a start that fails leaves no connection behind). */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.stopped) return;
     await this.connect().catch((err: Error) => this.scheduleReconnect(err));
   }
 

@@ -1,15 +1,34 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
+import { MAIN_MIGRATIONS } from '../../migrations/main';
+import { TENANT_MIGRATIONS, TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { platformTenantMigrationOptions } from '../database/data-source-options';
+import { MAIN_MIGRATIONS_TABLE, platformTenantMigrationOptions, TENANT_MIGRATIONS_TABLE, withDatabase } from '../database/data-source-options';
 import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
 import { TenantConnections } from './tenant-connections';
 import { TenantStorageService } from './tenant-storage';
 
 const MIGRATION_LOCK = 'iam-migrations';
+
+/** Migrations not applied yet, per database: what `iam-migration-status` prints. */
+export interface PendingMigrations {
+  main: string[];
+  /** The platform tenant's tables (in the main database). */
+  platform: string[];
+  /** The pooled-mode template new tenants are cloned from (empty in schema mode). */
+  template: string[];
+  tenants: Array<{ slug: string; pending: string[] }>;
+}
+
+const names = (migrations: ReadonlyArray<new () => { name?: string }>) => migrations.map((m) => new m().name ?? m.name);
+
+/** The migrations of `all` that `executed` (applied names) lacks, in order. */
+function notApplied(all: string[], executed: string[]): string[] {
+  const done = new Set(executed);
+  return all.filter((n) => !done.has(n));
+}
 const PARALLEL_TENANT_MIGRATIONS = 4;
 
 /**
@@ -67,6 +86,44 @@ export class MigrationService {
       const sectors: Array<{ id: string; allowed_origins: string[] }> = await db.manager.query('SELECT id, allowed_origins FROM sectors');
       for (const s of sectors) await this.directory.setSectorOrigins(s.id, s.allowed_origins);
     }
+  }
+
+  /** What is not applied yet, without applying anything (read-only). */
+  async pending(): Promise<PendingMigrations> {
+    const mainNames = names(MAIN_MIGRATIONS);
+    const tenantNames = names(TENANT_MIGRATIONS);
+    const applied = async (client: { query(sql: string): Promise<{ rows: Array<{ name: string }> }> }, table: string) => {
+      try {
+        return (await client.query(`SELECT name FROM ${table}`)).rows.map((r) => r.name);
+      } catch {
+        return []; // no migrations table yet: nothing applied
+      }
+    };
+    const query = (sql: string) => this.main.query(sql).then((rows: Array<{ name: string }>) => ({ rows }));
+    const result: PendingMigrations = {
+      main: notApplied(mainNames, await applied({ query }, MAIN_MIGRATIONS_TABLE)),
+      platform: notApplied(tenantNames, await applied({ query }, TENANT_MIGRATIONS_TABLE)),
+      template: [],
+      tenants: [],
+    };
+    if (this.storage.mode === 'pooled') {
+      const template = new Client({ connectionString: withDatabase(this.mainUrl, this.storage.templateDatabase), application_name: 'iam-migrations' });
+      try {
+        await template.connect();
+        result.template = notApplied(tenantNames, await applied(template, TENANT_MIGRATIONS_TABLE));
+      } catch {
+        result.template = tenantNames; // the template does not exist yet
+      } finally {
+        await template.end().catch(() => undefined);
+      }
+    }
+    if (result.main.length === 0) {
+      for (const tenant of await this.directory.tenantsBehind(TENANT_SCHEMA_VERSION)) {
+        const at = tenantNames.indexOf(tenant.schemaVersion ?? '');
+        result.tenants.push({ slug: tenant.slug, pending: tenantNames.slice(at + 1) });
+      }
+    }
+    return result;
   }
 
   private async migrateTenants(): Promise<number> {

@@ -14,12 +14,14 @@ import { TenantStorageService } from '../tenancy/tenant-storage';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { KeyService } from '../keys/key.service';
 import { toSectorResponse } from '../sector/sector.mapper';
+import { SectorRepository } from '../sector/sector.repository';
 import { SectorService } from '../sector/sector.service';
 import { SettingsRepository } from '../settings/settings.repository';
 import { newUser } from '../user/new-user';
 import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
+import { isUsableRelyingParty, resolveRelyingParty } from '../webauthn/relying-party';
 import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
 import { toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
 import { TenantEntity } from '../tenancy/tenant.entity';
@@ -61,6 +63,7 @@ export class TenantService {
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
     private readonly apiTokens: ApiTokenRepository,
+    private readonly sectorRows: SectorRepository,
   ) {}
 
   async provision(dto: ProvisionTenantDto): Promise<ProvisionTenantResponse> {
@@ -193,12 +196,14 @@ export class TenantService {
       const counts = await this.users.counts(tx);
       const apiTokenCount = await this.apiTokens.count(tx);
       const rootSettings = await this.settings.find(tx, tenant.rootSectorId);
+      const rootSector = await this.sectorRows.findById(tx, tenant.rootSectorId);
       return {
         ...counts,
         apiTokenCount,
         mfaRequired: rootSettings?.mfaRequired ?? false,
         selfSignupAllowed: rootSettings?.selfSignUpAllowed ?? false,
-        webauthnConfigured: Boolean(rootSettings && (rootSettings.webauthnRpId || rootSettings.webauthnRpOrigins.length > 0)),
+        // The default sector has a relying party browsers accept (docs/decisions.md, Passkeys).
+        webauthnConfigured: Boolean(rootSettings && rootSector && isUsableRelyingParty(resolveRelyingParty(rootSector, rootSettings))),
       };
     });
   }

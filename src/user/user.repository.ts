@@ -164,6 +164,22 @@ export class UserRepository {
     );
   }
 
+  /**
+   * Locks the user's row for the rest of the caller's transaction and counts the
+   * second factors they would have left without the excluded one (verified
+   * one-time-code registrations and passkeys): removals serialise on the lock, so
+   * two concurrent removals cannot each leave the other as the last factor.
+   */
+  async lockAndCountSecondFactors(db: TenantDb, userId: string, excluding: { otpRegistrationId?: string; webauthnCredentialId?: string }): Promise<number> {
+    await db.manager.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const [row] = await db.rows<{ n: number }>(
+      `SELECT (SELECT count(*) FROM webauthn_credentials WHERE user_id = $1 AND credential_id IS DISTINCT FROM $2)::int
+            + (SELECT count(*) FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL AND id IS DISTINCT FROM $3::uuid)::int AS n`,
+      [userId, excluding.webauthnCredentialId ?? null, excluding.otpRegistrationId ?? null],
+    );
+    return row?.n ?? 0;
+  }
+
   /** The user whose pending invitation has this token hash. */
   findByInviteHash(db: TenantDb, tokenHash: string): Promise<UserEntity | null> {
     return db.manager.getRepository(UserEntity).findOneBy({ inviteTokenHash: tokenHash });

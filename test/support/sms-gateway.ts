@@ -9,13 +9,13 @@ export interface Sms {
 /**
  * A stand-in HTTP SMS gateway on 127.0.0.1 for e2e specs (the service's
  * SMS_WEBHOOK_URL is `url`). Every POST to /sms is recorded in `requests` (its
- * content type and its body, parsed as JSON or kept as text); while `failures`
+ * content type, its Authorization header and its body, parsed as JSON or kept as text); while `failures`
  * lasts the gateway answers 500 (an outage), otherwise it takes the JSON
  * {to, body} into `received` and answers 200, or 400 when the body is not JSON.
  * Anything else is 404.
  */
 export class SmsGateway {
-  readonly requests: Array<{ contentType: string; body: unknown }> = [];
+  readonly requests: Array<{ contentType: string; body: unknown; authorization?: string }> = [];
   readonly received: Sms[] = [];
   /** How many of the next POSTs to answer with 500. */
   failures = 0;
@@ -54,7 +54,7 @@ export class SmsGateway {
     } catch {
       json = false; // kept as text
     }
-    this.requests.push({ contentType: String(req.headers['content-type']), body });
+    this.requests.push({ contentType: String(req.headers['content-type']), body, authorization: req.headers.authorization });
     if (this.failures > 0) {
       this.failures--;
       res.writeHead(500).end('gateway down');

@@ -28,6 +28,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Reuse this main database (to restart the app on the same data); a new one by default. */
   databaseName?: string;
+  /** Listen on this port (e.g. so PUBLIC_URL can name it); a free one by default. */
+  port?: number;
 }
 
 export interface TestApp {
@@ -97,7 +99,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const databaseUrl = withDatabase(serverUrl(), databaseName);
   const config = testConfig(databaseUrl, { TENANCY_MODE: options.tenancyMode ?? 'pooled', ...options.env });
   const app = await createApp(config, databaseUrl);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(options.port ?? 0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const http = () => request(baseUrl);

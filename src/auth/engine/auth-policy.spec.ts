@@ -25,4 +25,26 @@ describe('nextStep', () => {
   it('succeeds once a second factor is satisfied', () => {
     expect(nextStep({ factors: ['PASSWORD', 'OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP'] }).status).toBe('SUCCESS');
   });
+
+  describe('passkeys (WEBAUTHN)', () => {
+    it('a passkey alone satisfies MFA, where the sector requires it and where the user enrolled factors', () => {
+      expect(nextStep({ factors: ['WEBAUTHN'], mfaRequired: true, enrolledSecondFactors: ['WEBAUTHN'] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+      expect(nextStep({ factors: ['WEBAUTHN'], mfaRequired: true, enrolledSecondFactors: ['OTP', 'WEBAUTHN'] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+      expect(nextStep({ factors: ['WEBAUTHN'], mfaRequired: false, enrolledSecondFactors: [] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+    });
+
+    it('a passkey after a password (or a code) completes MFA', () => {
+      expect(nextStep({ factors: ['PASSWORD', 'WEBAUTHN'], mfaRequired: true, enrolledSecondFactors: ['WEBAUTHN'] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+      expect(nextStep({ factors: ['OTP', 'WEBAUTHN'], mfaRequired: true, enrolledSecondFactors: ['OTP', 'WEBAUTHN'] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+    });
+
+    it('asks for the passkey after the password of a user who has one (also where the sector does not require MFA)', () => {
+      expect(nextStep({ factors: ['PASSWORD'], mfaRequired: false, enrolledSecondFactors: ['WEBAUTHN'] })).toEqual({ status: 'MFA_REQUIRED', challengeType: 'WEBAUTHN' });
+      expect(nextStep({ factors: ['PASSWORD'], mfaRequired: true, enrolledSecondFactors: ['WEBAUTHN'] })).toEqual({ status: 'MFA_REQUIRED', challengeType: 'WEBAUTHN' });
+    });
+
+    it('a code first still asks for the password, not a passkey', () => {
+      expect(nextStep({ factors: ['OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP', 'WEBAUTHN'] })).toEqual({ status: 'MFA_REQUIRED', challengeType: 'PASSWORD' });
+    });
+  });
 });

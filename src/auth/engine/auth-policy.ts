@@ -24,9 +24,15 @@ const SECOND_FACTORS: readonly Factor[] = ['OTP', 'WEBAUTHN'];
  * What a transaction needs next, from what it has and what the sector and user
  * require: the one rule every sign-in step asks. A user who enrolled a second
  * factor must use it even where the sector does not require MFA.
+ *
+ * A recorded passkey (WEBAUTHN) satisfies MFA on its own: it is possession of the
+ * authenticator plus the biometric or PIN that unlocked it (the passkey strategy
+ * requires user verification when the passkey is the first factor), and after a
+ * password it is the second factor that completes MFA.
  */
 export function nextStep(input: PolicyInput): NextStep {
   const distinct = new Set(input.factors);
+  if (distinct.has('WEBAUTHN')) return { status: 'SUCCESS', challengeType: '' };
   const hasSecond = [...distinct].some((f) => SECOND_FACTORS.includes(f));
   const needsSecond = input.mfaRequired || input.enrolledSecondFactors.length > 0;
   if (!needsSecond || (hasSecond && distinct.size >= 2)) return { status: 'SUCCESS', challengeType: '' };

@@ -8,6 +8,8 @@ export type TransactionChange = Partial<
   complete?: boolean;
   /** Consume the pending one-time code: applies only while this code MAC is still pending, and removes it. */
   consumeCodeMac?: string;
+  /** Consume the pending passkey challenge: applies only while this challenge is still pending (`data.webauthn.challenge`), and removes it. */
+  consumeChallenge?: string;
 };
 
 /** Authentication transactions of a tenant. */
@@ -26,16 +28,18 @@ export class AuthTransactionRepository {
    * in `expected` state and unexpired. Of two racing requests exactly one gets true.
    */
   async advance(db: TenantDb, id: string, expected: TransactionStatus, change: TransactionChange): Promise<boolean> {
-    const { complete, consumeCodeMac, ...columns } = change;
+    const { complete, consumeCodeMac, consumeChallenge, ...columns } = change;
     const set: Record<string, unknown> = { ...columns };
     if (complete) set.completedAt = () => 'now()';
-    if (consumeCodeMac !== undefined) set.data = () => `data - 'otp'`;
+    const consumed = [consumeCodeMac !== undefined ? `'otp'` : '', consumeChallenge !== undefined ? `'webauthn'` : ''].filter(Boolean);
+    if (consumed.length > 0) set.data = () => `data - ${consumed.join(' - ')}`;
     const qb = db.manager
       .createQueryBuilder()
       .update(AuthTransactionEntity)
       .set(set as never)
       .where('id = :id AND status = :expected AND expires_at > now()', { id, expected });
     if (consumeCodeMac !== undefined) qb.andWhere(`data->'otp'->>'codeMac' = :mac`, { mac: consumeCodeMac });
+    if (consumeChallenge !== undefined) qb.andWhere(`data->'webauthn'->>'challenge' = :challenge`, { challenge: consumeChallenge });
     const result = await qb.execute();
     return result.affected === 1;
   }
@@ -46,6 +50,19 @@ export class AuthTransactionRepository {
       `UPDATE auth_transactions SET data = jsonb_set(data, '{otp}', $2::jsonb), pending_challenge = 'OTP'
        WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
       [id, JSON.stringify(otp)],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Sets the pending passkey challenge (`data.webauthn`) of a pending transaction
+   * (a new begin replaces the previous challenge, which stops being accepted).
+   */
+  async setPendingWebAuthn(db: TenantDb, id: string, webauthn: Record<string, unknown>): Promise<boolean> {
+    const rows = await db.rows(
+      `UPDATE auth_transactions SET data = jsonb_set(data, '{webauthn}', $2::jsonb)
+       WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
+      [id, JSON.stringify(webauthn)],
     );
     return rows.length > 0;
   }

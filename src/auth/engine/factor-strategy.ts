@@ -19,16 +19,26 @@ export interface StepState {
   clientIp: string;
 }
 
+/** Why a proof was refused, for factors whose refusals differ (a passkey's wrong origin, RP ID, counter…); handed to `wrongProof`. */
+export interface Refusal {
+  reason: string;
+  message: string;
+  /** Extra ErrorInfo metadata (diagnostics; never secrets). */
+  metadata?: Record<string, string>;
+}
+
 /** A strategy's answer to a proof. */
 export type Verdict =
   | {
       ok: true;
       /** Consume this pending one-time code in the same conditional UPDATE that records the factor. */
       consumeCodeMac?: string;
+      /** Consume this pending passkey challenge (`data.webauthn.challenge`) in the same conditional UPDATE that records the factor. */
+      consumeChallenge?: string;
       /** Runs once the factor is recorded (bookkeeping that must not happen for a proof that lost a race). */
       afterRecorded?: () => Promise<void>;
     }
-  | { ok: false };
+  | { ok: false; refusal?: Refusal };
 
 /**
  * One sign-in factor: it knows how to check its proof (and, where it has one, how
@@ -57,8 +67,8 @@ export interface FactorStrategy<Proof> {
   /** Checks the proof. Called also for an unknown user, so that the answer and its cost do not reveal who exists. */
   verify(state: StepState, proof: Proof): Promise<Verdict>;
 
-  /** The refusal of a wrong proof; `attemptsLeft` when the transaction spent one. */
-  wrongProof(attemptsLeft?: number): DomainError;
+  /** The refusal of a wrong proof; `attemptsLeft` when the transaction spent one, `refusal` when the verdict said why. */
+  wrongProof(attemptsLeft?: number, refusal?: Refusal): DomainError;
 
   /** Has the user enrolled this factor as a second factor? (Makes a second factor mandatory at sign-in.) */
   isEnrolled?(db: TenantDb, user: UserEntity): Promise<boolean>;

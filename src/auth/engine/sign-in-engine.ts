@@ -144,15 +144,16 @@ export class SignInEngine {
       throw err;
     }
     if (!verdict.ok || !state.user) {
+      const refusal = verdict.ok ? undefined : verdict.refusal;
       if (strategy.spendsAttempt && state.tx) {
         const left = await this.transactions.spendAttempt(state.scope.db, state.tx.id);
         if (left < 0) throw transactionFailed();
-        throw strategy.wrongProof(left);
+        throw strategy.wrongProof(left, refusal);
       }
-      throw strategy.wrongProof();
+      throw strategy.wrongProof(undefined, refusal);
     }
     await reservation.succeeded();
-    const result = await this.recordFactor(state.scope, state.user, state.tx, strategy.factor, state.clientIp, verdict.consumeCodeMac);
+    const result = await this.recordFactor(state.scope, state.user, state.tx, strategy.factor, state.clientIp, verdict.consumeCodeMac, verdict.consumeChallenge);
     await verdict.afterRecorded?.();
     return result;
   }
@@ -160,7 +161,7 @@ export class SignInEngine {
   /**
    * Records a satisfied factor and moves the transaction on: a new transaction is
    * inserted in its resulting state; an existing one changes with one conditional
-   * UPDATE (also consuming the code it accepted, when given), so of racing steps
+   * UPDATE (also consuming the code or passkey challenge it accepted, when given), so of racing steps
    * only one completes it and gets a token.
    */
   async recordFactor(
@@ -170,6 +171,7 @@ export class SignInEngine {
     factor: Factor,
     clientIp: string,
     consumeCodeMac?: string,
+    consumeChallenge?: string,
   ): Promise<AuthResultResponse> {
     const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
     const settings = await scope.settings();
@@ -183,6 +185,7 @@ export class SignInEngine {
         pendingChallenge: next.challengeType,
         complete: status === 'SUCCESS',
         consumeCodeMac,
+        consumeChallenge,
         // A flow begun without a known user (a usernameless passkey) belongs to the user its proof named.
         ...(existing.userId === null ? { userId: user.id } : {}),
       });

@@ -38,6 +38,11 @@ describe('toWireError', () => {
   it('maps body-parser failures', () => {
     expect(toWireError({ type: 'entity.parse.failed' }, 'r').body.details[0]).toMatchObject({ reason: 'MALFORMED_JSON' });
     expect(toWireError({ type: 'entity.too.large' }, 'r').body.details[0]).toMatchObject({ reason: 'BODY_TOO_LARGE' });
+    // A body that does not inflate as its Content-Encoding says: a client error of http-errors without a known type.
+    const inflate = toWireError(Object.assign(new Error('Bad Request'), { status: 400, statusCode: 400, expose: true }), 'r');
+    expect({ status: inflate.status, reason: inflate.body.details[0].reason }).toEqual({ status: 400, reason: 'VALIDATION_FAILED' });
+    // Server-side http-errors stay INTERNAL.
+    expect(toWireError(Object.assign(new Error('boom'), { status: 500, expose: false }), 'r').status).toBe(500);
   });
 
   it('maps an unreachable database to UNAVAILABLE', () => {

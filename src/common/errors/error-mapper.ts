@@ -39,10 +39,23 @@ export function toDomainError(err: unknown): DomainError {
   if (typeof bodyParserType === 'string' && bodyParserType.startsWith('encoding.') || bodyParserType === 'charset.unsupported') {
     return DomainError.invalidArgument('The request body encoding is not supported.', undefined, Reason.VALIDATION_FAILED);
   }
+  // Any other client error the body parser reports (a body that does not inflate as its
+  // Content-Encoding says, a wrong Content-Length, …): the request is at fault, not the service.
+  if (isExposedClientError(err)) {
+    return DomainError.invalidArgument(`The request body cannot be read: ${(err as Error).message}.`, undefined, Reason.VALIDATION_FAILED);
+  }
   if (isDatabaseUnavailable(err)) {
     return DomainError.unavailable(Reason.DATABASE_UNAVAILABLE, 'The database is unavailable; try again later.', err);
   }
   return new DomainError(ErrorCode.INTERNAL, Reason.INTERNAL, 'An internal error occurred.', { cause: err });
+}
+
+/** An http-errors 4xx error meant to be shown to the client (`expose`), as body-parser throws them. */
+function isExposedClientError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { expose?: unknown; status?: unknown; statusCode?: unknown };
+  const status = typeof e.status === 'number' ? e.status : e.statusCode;
+  return e.expose === true && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 function fromHttpException(err: HttpException): DomainError {

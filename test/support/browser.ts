@@ -1,0 +1,171 @@
+/**
+ * A real browser for the passkey specs: Debian's chromium driven through
+ * playwright-core, with the DevTools virtual authenticator (a CTAP2 platform
+ * authenticator with resident keys and user verification), on a page served
+ * for the test from `http://localhost:<port>` (a secure context, so WebAuthn
+ * works without TLS). The page calls navigator.credentials.create()/.get() with
+ * the options the service answered and hands back `credential.toJSON()`.
+ * If chromium cannot start, `startBrowser` throws: the specs fail, never skip.
+ */
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Browser, BrowserContext, CDPSession, chromium, Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Launches chromium; a failure is an error naming the binary (the spec fails loudly). */
+export async function startBrowser(): Promise<Browser> {
+  try {
+    return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+  } catch (err) {
+    throw new Error(`chromium could not start from ${CHROMIUM_PATH} (install Debian's chromium; .ci/run does): ${(err as Error).message}`);
+  }
+}
+
+/** A tiny page served on `localhost` for the test: its origin is what the sector allows. */
+export interface TestOrigin {
+  origin: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>passkeys</title></head><body><h1>Passkey test page</h1></body></html>';
+
+export async function serveTestPage(): Promise<TestOrigin> {
+  const server: Server = createServer((_req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://localhost:${port}`,
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface VirtualAuthenticatorOptions {
+  isUserVerified?: boolean;
+}
+
+/** A browser tab on the test origin with a virtual authenticator attached. */
+export class PasskeyPage {
+  private constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+    private readonly cdp: CDPSession,
+    public authenticatorId: string,
+  ) {}
+
+  static async open(browser: Browser, origin: string, options: VirtualAuthenticatorOptions = {}): Promise<PasskeyPage> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const id = await addAuthenticator(cdp, options);
+    await page.goto(`${origin}/`);
+    const secure = await page.evaluate(() => (globalThis as any).isSecureContext === true && typeof (globalThis as any).PublicKeyCredential === 'function');
+    if (!secure) throw new Error(`${origin} is not a secure context with WebAuthn`);
+    return new PasskeyPage(context, page, cdp, id);
+  }
+
+  /** Replaces the virtual authenticator with a fresh one (no credentials). */
+  async replaceAuthenticator(options: VirtualAuthenticatorOptions = {}): Promise<void> {
+    await this.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: this.authenticatorId });
+    this.authenticatorId = await addAuthenticator(this.cdp, options);
+  }
+
+  /** The credentials the virtual authenticator holds (resident ones carry the user handle). */
+  async storedCredentials(): Promise<Array<{ credentialId: string; isResidentCredential: boolean; rpId?: string; userHandle?: string; signCount: number }>> {
+    const { credentials } = await this.cdp.send('WebAuthn.getCredentials', { authenticatorId: this.authenticatorId });
+    return credentials;
+  }
+
+  /** navigator.credentials.create() with the `options` of registration/begin; answers credential.toJSON(). */
+  create(options: unknown): Promise<Record<string, any>> {
+    // Runs in the page (no DOM types in this project's lib: the browser globals are reached through globalThis).
+    return this.page.evaluate(async (json: any) => {
+      const g = globalThis as any;
+      const b64 = (s: string) => {
+        const t = s.replace(/-/g, '+').replace(/_/g, '/');
+        const bin: string = g.atob(t + '='.repeat((4 - (t.length % 4)) % 4));
+        return Uint8Array.from(bin, (c) => c.charCodeAt(0)).buffer;
+      };
+      const o = JSON.parse(JSON.stringify(json));
+      // The service answers zero values ("" for an unset enum, empty icons); the browser wants them absent.
+      if (o.authenticatorSelection && !o.authenticatorSelection.authenticatorAttachment) delete o.authenticatorSelection.authenticatorAttachment;
+      delete o.rp.icon;
+      delete o.user.icon;
+      const publicKey = g.PublicKeyCredential.parseCreationOptionsFromJSON
+        ? g.PublicKeyCredential.parseCreationOptionsFromJSON(o)
+        : {
+            ...o,
+            challenge: b64(o.challenge),
+            user: { ...o.user, id: b64(o.user.id) },
+            excludeCredentials: o.excludeCredentials.map((c: { id: string }) => ({ ...c, id: b64(c.id) })),
+          };
+      const credential = await g.navigator.credentials.create({ publicKey });
+      return credential.toJSON() as Record<string, any>;
+    }, options);
+  }
+
+  /** navigator.credentials.get() with `credentialAssertion.publicKey` of login/webauthn/begin; answers credential.toJSON(). */
+  get(publicKeyJson: unknown): Promise<Record<string, any>> {
+    return this.page.evaluate(async (json: any) => {
+      const g = globalThis as any;
+      const b64 = (s: string) => {
+        const t = s.replace(/-/g, '+').replace(/_/g, '/');
+        const bin: string = g.atob(t + '='.repeat((4 - (t.length % 4)) % 4));
+        return Uint8Array.from(bin, (c) => c.charCodeAt(0)).buffer;
+      };
+      const o = JSON.parse(JSON.stringify(json));
+      delete o.timout; // the interface's spelling; the browser reads timeout
+      const publicKey = g.PublicKeyCredential.parseRequestOptionsFromJSON
+        ? g.PublicKeyCredential.parseRequestOptionsFromJSON(o)
+        : { ...o, challenge: b64(o.challenge), allowCredentials: o.allowCredentials.map((c: { id: string }) => ({ ...c, id: b64(c.id) })) };
+      const credential = await g.navigator.credentials.get({ publicKey });
+      return credential.toJSON() as Record<string, any>;
+    }, publicKeyJson);
+  }
+
+  /** Runs `create` and answers the DOMException name it fails with (or "" when it succeeds). */
+  async createError(options: unknown): Promise<string> {
+    try {
+      await this.create(options);
+      return '';
+    } catch (err) {
+      const m = /(InvalidStateError|NotAllowedError|SecurityError|NotSupportedError|TypeError)/.exec((err as Error).message);
+      return m ? m[1] : (err as Error).message;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+  }
+}
+
+async function addAuthenticator(cdp: CDPSession, options: VirtualAuthenticatorOptions): Promise<string> {
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: options.isUserVerified ?? true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return authenticatorId;
+}
