@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: compile with dev dependencies, run with production ones only.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
@@ -11,7 +11,7 @@ COPY migrations ./migrations
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 WORKDIR /app
 # The embedded PostgreSQL (used when DATABASE_URL is unset) runs as this user too.
