@@ -2,14 +2,19 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
+import { AccountModule } from './account/account.module';
+import { SessionModule } from './session/session.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { AccessModule } from './access/access.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ErrorInterceptor } from './common/errors/error.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { AccessLogMiddleware } from './common/logging/access-log.middleware';
 import { BrowserPolicyMiddleware } from './access/browser-policy';
 import { DrainMiddleware } from './health/lifecycle';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { MetricsModule } from './metrics/metrics.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -24,6 +29,7 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
+import { OAuthModule } from './oauth/oauth.module';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -36,6 +42,7 @@ export class AppModule implements NestModule {
         CryptoModule,
         DatabaseModule.forRoot(databaseUrl),
         TenancyModule.forRoot(),
+        MetricsModule,
         AccessModule,
         KeysModule,
         UserModule,
@@ -44,9 +51,12 @@ export class AppModule implements NestModule {
         SectorModule,
         TenantModule,
         AuthModule,
+        SessionModule,
+        AccountModule,
         ApiTokenModule,
         OtpModule,
         WebAuthnModule,
+        OAuthModule,
         IntrospectionModule,
         HealthModule,
         BootstrapModule,
@@ -59,6 +69,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestIdMiddleware, DrainMiddleware, BrowserPolicyMiddleware).forRoutes('*path');
+    consumer.apply(RequestIdMiddleware, AccessLogMiddleware, HttpMetricsMiddleware, DrainMiddleware, BrowserPolicyMiddleware).forRoutes('*path');
   }
 }

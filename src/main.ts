@@ -9,6 +9,7 @@ import { BootstrapService } from './bootstrap/bootstrap.service';
 import { Lifecycle } from './health/lifecycle';
 import { toDomainError } from './common/errors/error-mapper';
 import { createValidationPipe } from './common/validation/validation';
+import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
 import { setupOpenApi } from './openapi';
@@ -54,7 +55,7 @@ export function logLevels(level: AppConfig['logLevel']): LogLevel[] {
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
     bodyParser: false,
-    logger: logLevels(config.logLevel),
+    logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
   });
   // Body-parser failures (malformed JSON, over 1 MiB) become domain errors here, so
   // the global filter maps them with their own reasons like any other error.
@@ -74,7 +75,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Main');
   const config = loadConfigOrExit((m) => logger.error(m));
-  Logger.overrideLogger(logLevels(config.logLevel));
+  Logger.overrideLogger(config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel));
   let database: DatabaseServer | undefined;
   let app: NestExpressApplication | undefined;
   let stopping = false;

@@ -39,7 +39,7 @@ import {
   Resolver,
   RoutedTenant,
 } from './support/fuzz';
-import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 0x1a3f_2024;
@@ -107,6 +107,12 @@ describe('fuzz: no input makes the service fail', () => {
    */
   async function heal(op: Operation): Promise<void> {
     stats.healed++;
+    // A logout ends the session of the credential that sent it: sign the user credentials in again.
+    if (op.path === '/api/v1/logout') {
+      a.adminToken = credentials.admin = await t.login(a.adminEmail, a.adminPassword, a.rootSectorID);
+      credentials.member = await t.login(refs.knownUsername, PASSWORD, refs.ownSector);
+      credentials.platform = await t.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    }
     const victim = await t.http().get(`/api/v1/users/${refs.victimUser}`).set(auth(a.adminToken));
     if (victim.status !== 200 || victim.body.sectorID !== refs.ownSector) {
       if (victim.status === 200) await t.http().delete(`/api/v1/users/${refs.victimUser}`).set(auth(a.adminToken));

@@ -214,8 +214,8 @@ describe('invitations (users created without a password)', () => {
 
       const res = await accept(token);
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['challengeType', 'status', 'token', 'transactionID']);
-      expect(res.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String) });
+      expect(Object.keys(res.body).sort()).toEqual(['challengeType', 'refreshToken', 'status', 'token', 'transactionID']);
+      expect(res.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String), refreshToken: expect.any(String) });
       expect(res.body.transactionID.length).toBeGreaterThanOrEqual(22);
       // The access token is the user's.
       const introspected = await t.http().post('/api/v1/introspect').set(auth(a.adminToken)).send({ token: res.body.token });

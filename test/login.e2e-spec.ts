@@ -50,7 +50,7 @@ describe('POST /api/v1/login/password', () => {
     it('returns the authentication result with a token', async () => {
       const res = await login({ username: 'MixedUser', password, sectorID: sectorA });
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['challengeType', 'status', 'token', 'transactionID']);
+      expect(Object.keys(res.body).sort()).toEqual(['challengeType', 'refreshToken', 'status', 'token', 'transactionID']);
       expect(res.body).toMatchObject({ status: 'SUCCESS', challengeType: '' });
       expect(typeof res.body.transactionID).toBe('string');
       expect(res.body.transactionID.length).toBeGreaterThanOrEqual(22);

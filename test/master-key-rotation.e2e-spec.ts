@@ -132,7 +132,7 @@ describe('master-key rotation', () => {
     const code = await otplib.generate({ secret: user.secret, epoch: Math.floor(Date.now() / 1000) });
     const done = await app.http().post('/api/v1/login/otp').send({ transactionID, code, sectorID });
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ transactionID, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+    expect(done.body).toEqual({ transactionID, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
     return done.body.token as string;
   }
 

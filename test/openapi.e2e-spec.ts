@@ -9,8 +9,8 @@ type Doc = {
   components: { schemas: Record<string, Schema>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
 };
 
-const INT64_FIELDS = ['InviteExpirationHours', 'AccessTokenDuration', 'PasswordResetTimeoutMinutes'];
-const BOOLEAN_FIELDS = ['MFARequired', 'SelfSignUpAllowed', 'AllowUserCreationForNonAdmins', 'AllowUserReadForNonAdmins', 'WebAuthnDebug'];
+const INT64_FIELDS = ['InviteExpirationHours', 'AccessTokenDuration', 'PasswordResetTimeoutMinutes', 'SessionLifetimeSeconds', 'SessionIdleTimeoutSeconds'];
+const BOOLEAN_FIELDS = ['MFARequired', 'SelfSignUpAllowed', 'AllowUserCreationForNonAdmins', 'AllowUserReadForNonAdmins', 'WebAuthnDebug', 'MagicLinkLoginEnabled'];
 const SECTOR_FIELDS = ['sectorID', 'name', 'domain', 'isDefault', 'allowedOrigins', 'slug'];
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
@@ -81,7 +81,7 @@ describe('OpenAPI document and UI', () => {
     expect(schema).toBeDefined();
     const props = schema.properties!;
     expect(sorted(Object.keys(props))).toEqual(sorted(['sectorID', ...SECTOR_SETTINGS_FIELDS]));
-    expect(Object.keys(props)).toHaveLength(23);
+    expect(Object.keys(props)).toHaveLength(26);
     for (const f of INT64_FIELDS) expect({ f, type: props[f].type, format: props[f].format }).toEqual({ f, type: 'string', format: 'int64' });
     for (const f of BOOLEAN_FIELDS) expect({ f, type: props[f].type }).toEqual({ f, type: 'boolean' });
     expect(props.WebAuthnRPOrigins).toEqual(expect.objectContaining({ type: 'array', items: expect.objectContaining({ type: 'string' }) }));

@@ -415,7 +415,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       expectWireError(await otpLogin({ transactionID: tx, password: near[0], sectorID: S1 }), 401, 16, 'INVALID_CODE', { metadata: { attemptsLeft: '4' } });
       const done = await otpLogin({ transactionID: tx, password: near[1], sectorID: S1 });
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       expect(claimsOf(done.body.token)).toMatchObject({ sub: tom.sub, sectorID: S1 });
 
       // Reusing the code accepted in its step, in a new transaction: refused.
@@ -425,7 +425,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       // The next step's code (drift the other way) completes it, with `code` instead of `password`.
       const done2 = await otpLogin({ transactionID: tx2, code: near[2], sectorID: S1 });
       expect(done2.status).toBe(200);
-      expect(done2.body).toEqual({ transactionID: tx2, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done2.body).toEqual({ transactionID: tx2, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       expect(await outboxCount(t, a.tenantID)).toBe(before);
     });
   });
@@ -458,7 +458,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       const code = codeIn((await nextMail(lena.email)).text, DEFAULT_MAIL_CODE);
       const done = await otpLogin({ transactionID: tx, password: code, sectorID: S1 });
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       expect(claimsOf(done.body.token)).toMatchObject({ sub: lena.sub, sectorID: S1, tenantID: a.tenantID, isAdmin: false });
 
       // The token works, and the completed transaction proves self-access.
@@ -478,7 +478,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       const code = codeIn((await nextSms(lenaPhone)).body, DEFAULT_SMS_CODE);
       const done = await otpLogin({ transactionID: tx, code, sectorID: S1 });
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
     });
 
     it('refuses a wrong code (401), then still takes the right one; a used code is refused afterwards', async () => {
@@ -562,7 +562,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       // None of that used the code up: the user's own login (here naming her email) completes.
       const done = await otpLogin({ transactionID: tx, username: lena.email.toUpperCase(), password: code, sectorID: S1 });
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done.body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
     });
 
     it('refuses a registrationID of someone else (404) and an OTP step without a code (400)', async () => {
@@ -602,7 +602,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       expect(first.body).toEqual({ transactionID: known.body.transactionID, status: 'MFA_REQUIRED', challengeType: 'PASSWORD' });
       const second = await passwordLogin({ transactionID: known.body.transactionID, password: PASSWORD, sectorID: S1 });
       expect(second.status).toBe(200);
-      expect(second.body).toEqual({ transactionID: known.body.transactionID, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(second.body).toEqual({ transactionID: known.body.transactionID, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
     });
 
     it('lets exactly one of 20 concurrent submissions of the right code complete the transaction', async () => {
@@ -615,7 +615,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       const results = await Promise.all(Array.from({ length: 20 }, () => otpLogin({ transactionID: tx, password: code, sectorID: S1 }).then((r) => r as Res)));
       const wins = results.filter((r) => r.status === 200);
       expect(wins).toHaveLength(1);
-      expect(wins[0].body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(wins[0].body).toEqual({ transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       expect(claimsOf(wins[0].body.token).sub).toBe(racer.sub);
       const losers = results.filter((r) => r.status !== 200);
       expect(losers.filter((r) => r.status >= 500)).toEqual([]);
@@ -643,7 +643,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
 
       const verified = await t.http().post('/api/v1/signup/mfa/verify').send({ sectorID: SM, email: mia.email, code, transactionId: tx });
       expect(verified.status).toBe(200);
-      expect(verified.body).toEqual({ token: expect.stringMatching(JWT) });
+      expect(verified.body).toEqual({ token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       expect(claimsOf(verified.body.token)).toMatchObject({ sub: mia.sub, sectorID: SM });
 
       const profile = await t.http().get(`/api/v1/users/${mia.sub}`).set('Authorization', `Bearer ${a.adminToken}`);
@@ -659,7 +659,7 @@ describe('OTP registrations and sign-in with one-time codes', () => {
       expect((await otpBegin({ transactionID: next, sectorID: SM })).body).toEqual({ transactionID: next });
       const code2 = codeIn((await nextMail(mia.email)).text, DEFAULT_MAIL_CODE);
       const done = await otpLogin({ transactionID: next, password: code2, sectorID: SM });
-      expect(done.body).toEqual({ transactionID: next, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(done.body).toEqual({ transactionID: next, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
     });
     it("refuses to remove a user's last verified factor (LAST_FACTOR), and removes one of two", async () => {
       const lea = await createUser(t, a.adminToken, SM, email('lea'));

@@ -410,7 +410,7 @@ describe('role matrix', () => {
     it('POST /api/v1/login/password', async () => {
       const res = await t.http().post('/api/v1/login/password').send({ username: ADMIN_EMAIL, password: ADMIN_PASSWORD });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String) });
+      expect(res.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String), refreshToken: expect.any(String) });
     });
 
     it('POST /api/v1/login/password with a wrong password is 401 INVALID_CREDENTIALS, not CREDENTIAL_MISSING', async () => {

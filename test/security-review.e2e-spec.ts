@@ -452,7 +452,7 @@ describe('finding 3: an anonymous login/otp/begin costs the owner nothing', () =
     const done = await otpLogin({ transactionID: tx, password: code, sectorID: S });
     expect({ status: done.status, body: done.body }).toEqual({
       status: 200,
-      body: { transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) },
+      body: { transactionID: tx, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) },
     });
     expect(claimsOf(done.body.token).sub).toBe(owner.sub);
   }
@@ -819,8 +819,8 @@ describe('finding 8: a password change revokes other tokens and transaction proo
     expect({ status: changed.status, body: changed.body }).toEqual({ status: 200, body: { sub } });
 
     expect((await getWith(A.token)).status).toBe(200);
-    expectWireError(await getWith(B.token), 401, 16, 'TOKEN_INVALID');
-    expectWireError(await t.http().post('/api/v1/introspect').set(auth(tenant.adminToken)).send({ token: B.token }), 401, 16, 'TOKEN_INVALID');
+    expectWireError(await getWith(B.token), 401, 16, 'SESSION_REVOKED');
+    expectWireError(await t.http().post('/api/v1/introspect').set(auth(tenant.adminToken)).send({ token: B.token }), 401, 16, 'SESSION_REVOKED');
     expectWireError(await t.http().get(`/api/v1/users/${sub}`).query({ transactionID: B.transactionID }), 401, 16, 'TRANSACTION_PROOF_INVALID');
     expectWireError(
       await t.http().put(`/api/v1/users/${sub}`).query({ transactionID: B.transactionID }).send({ profile: { name: 'Proof replay' } }),
@@ -835,8 +835,8 @@ describe('finding 8: a password change revokes other tokens and transaction proo
 
     const reset = await t.http().post(`/api/v1/users/${sub}/password`).set(auth(tenant.adminToken)).send({ newPassword: 'set by the admin now' });
     expect(reset.status).toBe(200);
-    expectWireError(await getWith(A.token), 401, 16, 'TOKEN_INVALID');
-    expectWireError(await getWith(C.token), 401, 16, 'TOKEN_INVALID');
+    expectWireError(await getWith(A.token), 401, 16, 'SESSION_REVOKED');
+    expectWireError(await getWith(C.token), 401, 16, 'SESSION_REVOKED');
   });
 });
 

@@ -29,6 +29,9 @@ function defaults(sectorID: string) {
     WebAuthnRPOrigins: [],
     MagicLinkURL: '',
     WebAuthnDebug: false,
+    MagicLinkLoginEnabled: false,
+    SessionLifetimeSeconds: '2592000',
+    SessionIdleTimeoutSeconds: '604800',
   };
 }
 

@@ -97,7 +97,7 @@ describe('self sign-up and signup MFA', () => {
         profile: { name: 'Open User', emailVerified: true },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+      expect(res.body).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       const claims = claimsOf(res.body.token);
       expect(claims).toMatchObject({ sectorID: open, tenantID: a.tenantID, username: `open-${tag}`, isAdmin: false });
       const sub = claims.sub as string;
@@ -161,7 +161,7 @@ describe('self sign-up and signup MFA', () => {
       try {
         const res = await signup({ email: address, password: PASSWORD });
         expect(res.status).toBe(200);
-        expect(res.body).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) });
+        expect(res.body).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
         expect(claimsOf(res.body.token)).toMatchObject({ tenantID: platform.id, sectorID: platform.root_sector_id, isAdmin: false });
         // ... and the new user signs in there without a sectorID.
         const login = await t.http().post('/api/v1/login/password').send({ username: address, password: PASSWORD });
@@ -199,7 +199,7 @@ describe('self sign-up and signup MFA', () => {
 
       const ok = await mfaVerify({ sectorID: mfa, email: address.toUpperCase(), code, transactionId: tx });
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ token: expect.stringMatching(JWT) });
+      expect(ok.body).toEqual({ token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       const token = ok.body.token as string;
       expect(claimsOf(token)).toMatchObject({ sub, sectorID: mfa, tenantID: a.tenantID, username: address, isAdmin: false });
 
@@ -248,7 +248,7 @@ describe('self sign-up and signup MFA', () => {
       ] as const) {
         const ok = await mfaVerify({ sectorID: mfa, email: address, code: s.code, transactionId: s.tx });
         expect(ok.status).toBe(200);
-        expect(ok.body).toEqual({ token: expect.stringMatching(JWT) });
+        expect(ok.body).toEqual({ token: expect.stringMatching(JWT), refreshToken: expect.any(String) });
       }
     });
 

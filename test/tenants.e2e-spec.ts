@@ -133,7 +133,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
       const login = await t.http().post('/api/v1/login/password').send({ username: adminEmail, password: adminPassword, sectorID: sector.sectorID });
       expect(login.status).toBe(200);
-      expect(login.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String) });
+      expect(login.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String), refreshToken: expect.any(String) });
       expect(jwtHeader(login.body.token)).toEqual(expect.objectContaining({ kid, alg: 'ES256' }));
 
       // That admin is the default-sector admin of the new tenant: it sees exactly its default sector.

@@ -145,7 +145,7 @@ describe('users (create, get, update, delete)', () => {
 
       const login = await loginRes(email.toUpperCase(), 'minimal-password', S1);
       expect(login.status).toBe(200);
-      expect(login.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String) });
+      expect(login.body).toEqual({ transactionID: expect.any(String), status: 'SUCCESS', challengeType: '', token: expect.any(String), refreshToken: expect.any(String) });
       // The username defaulted to the email (the update answers it).
       const put = await putUser(login.body.token, res.body.sub, {});
       expect({ status: put.status, body: put.body }).toEqual({ status: 200, body: { sub: res.body.sub, username: email, sectorID: S1 } });

@@ -159,7 +159,7 @@ describe('passkeys in chromium with a virtual authenticator', () => {
     expect(begin.credentialAssertion.publicKey.allowCredentials).toEqual([{ type: 'public-key', id: anaCredentialId, transports: ['internal'] }]);
     expect({ status: finish.status, body: finish.body }).toEqual({
       status: 200,
-      body: { transactionID: pw.body.transactionID, status: 'SUCCESS', challengeType: '', token: expect.any(String) },
+      body: { transactionID: pw.body.transactionID, status: 'SUCCESS', challengeType: '', token: expect.any(String), refreshToken: expect.any(String) },
     });
     expect(claimsOf(finish.body.token)).toMatchObject({ sub: ana.sub, sectorID: S });
   });

@@ -6,6 +6,7 @@ import { UserRepository } from '../user/user.repository';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { headerValue, IncomingRequest } from '../common/http/request';
+import { noteRequestScope } from '../common/http/request-context';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { isUuid } from '../common/wire/wire';
@@ -109,6 +110,7 @@ export class RoleGuard implements CanActivate {
       const tenant = principal.tenant;
       scope = await this.scopes.of({ tenant, sectorId: tenant.rootSectorId, isDefault: true });
     }
+    noteRequestScope(principal.tenant.id, scope?.route.sectorId ?? principal.sectorId);
     if (scope) {
       target.sector = scope.route;
       req.targetScope = scope;

@@ -48,6 +48,7 @@ export class CredentialService {
       isDefaultSector: user.sectorId === tenant.rootSectorId,
       tokenId: claims.jti,
       tokenExp: claims.exp,
+      sessionId: claims.sid,
     };
   }
 

@@ -14,6 +14,8 @@ export interface UserPrincipal {
   /** The access token's jti and expiry. */
   tokenId: string;
   tokenExp: number;
+  /** The session the access token belongs to (its `sid`); undefined for a token issued before sessions. */
+  sessionId?: string;
 }
 
 /** A sector API token: an admin of its own sector and of nothing else. */

@@ -3,6 +3,7 @@ import { KeysModule } from '../keys/keys.module';
 import { MailModule } from '../mail/mail.module';
 import { OtpModule } from '../otp/otp.module';
 import { SettingsModule } from '../settings/settings.module';
+import { SessionModule } from '../session/session.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { UserModule } from '../user/user.module';
 import { WebAuthnCoreModule } from '../webauthn/webauthn-core.module';
@@ -15,6 +16,8 @@ import { LoginService } from './login.service';
 import { SignupService } from './signup.service';
 import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
 import { WebAuthnStrategy } from './strategies/webauthn.strategy';
+import { MagicLinkStrategy } from './strategies/magic-link.strategy';
+import { AccountLinkRepository } from '../account/account-link.repository';
 
 /**
  * Sign-in: the engine (authentication transactions and their steps), one
@@ -22,7 +25,7 @@ import { WebAuthnStrategy } from './strategies/webauthn.strategy';
  * login, signup with email enrollment, invitation acceptance.
  */
 @Module({
-  imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, WebAuthnCoreModule],
+  imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, WebAuthnCoreModule, SessionModule],
   controllers: [AuthController],
   providers: [
     AuthTransactionRepository,
@@ -32,7 +35,8 @@ import { WebAuthnStrategy } from './strategies/webauthn.strategy';
     LoginService,
     SignupService,
     InvitationService,
+    AccountLinkRepository,
   ],
-  exports: [AuthTransactionRepository, SignInEngine, TransactionJanitor, WebAuthnStrategy],
+  exports: [AuthTransactionRepository, SignInEngine, TransactionJanitor, WebAuthnStrategy, MagicLinkStrategy, AccountLinkRepository],
 })
 export class AuthModule {}

@@ -49,8 +49,8 @@ export class SignupService {
   async mfaVerify(dto: SignupMfaVerifyDto, clientIp: string): Promise<SignupMfaVerifyResponse> {
     const state = await this.enrollmentState(dto.sectorID, dto.transactionId, dto.email, clientIp);
     const result = await this.engine.verify(this.enrollment, state, dto.code);
-    if (!result.token) throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction needs a further step.');
-    return { token: result.token };
+    if (!result.token || !result.refreshToken) throw DomainError.failedPrecondition(Reason.TRANSACTION_MISMATCH, 'The transaction needs a further step.');
+    return { token: result.token, refreshToken: result.refreshToken };
   }
 
   /** A pending transaction waiting for email enrollment, of the user whose email is given. */

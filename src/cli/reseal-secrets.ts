@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { TOTP_SECRET_SEAL } from '../otp/otp-codes';
+import { OAUTH_PROVIDER_SECRET_SEAL } from '../oauth/oauth-provider.repository';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { SealedColumn, SealedColumns, SealedValue } from '../tenancy/sealed-columns';
 import { TenantConnections } from '../tenancy/tenant-connections';
@@ -21,6 +22,9 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { scope: 'main', table: 'signing_keys', idColumn: 'kid', column: 'private_key_sealed', purpose: SIGNING_KEY_SEAL },
   // Users' TOTP secrets, in every tenant's storage.
   { scope: 'tenant', table: 'otp_registrations', idColumn: 'id', column: 'secret_sealed', purpose: TOTP_SECRET_SEAL },
+  // Social-login providers' client secrets and private keys (Apple, GitHub App), in every tenant's storage.
+  { scope: 'tenant', table: 'oauth_providers', idColumn: 'id', column: 'client_secret_sealed', purpose: OAUTH_PROVIDER_SECRET_SEAL },
+  { scope: 'tenant', table: 'oauth_providers', idColumn: 'id', column: 'private_key_sealed', purpose: OAUTH_PROVIDER_SECRET_SEAL },
 ];
 
 export interface ResealOptions {

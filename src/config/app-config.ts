@@ -23,8 +23,18 @@ export interface AppConfig {
   smtpUrl: string | undefined;
   mailFrom: string;
   smsWebhookUrl: string | undefined;
+  /** Scrapers of `/metrics` on the service's port present this bearer token; unset: no `/metrics` there. */
+  metricsToken: string | undefined;
+  /** A separate listener for `/metrics` alone (no token), e.g. for a sidecar; unset: none. */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Sent as the `Authorization` header of every SMS webhook call (a secret the gateway checks), when set. */
   smsWebhookAuthorization: string | undefined;
+  /** Social-login provider endpoints (overridable for tests and proxies): GitHub's web and API bases, Apple's base, Google's issuer. */
+  oauthGithubBaseUrl: string;
+  oauthGithubApiBaseUrl: string;
+  oauthAppleBaseUrl: string;
+  oauthGoogleIssuer: string;
   bootstrapAdminEmail: string;
   bootstrapAdminPassword: string | undefined;
   bcryptCost: number;
@@ -37,6 +47,8 @@ export interface AppConfig {
   /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
   migrateOnStart: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `text` (Nest's console format) or `json` (one object per line, with request id, tenant and sector, and an access-log line per request). */
+  logFormat: 'text' | 'json';
   /**
    * Which proxies' X-Forwarded-For hops to believe (Express's `trust proxy`):
    * false (none), a hop count, or addresses/CIDRs/names of the proxies; true
@@ -195,6 +207,13 @@ function splitKeys(raw: string, variable: string): string[] {
   return keys;
 }
 
+/** METRICS_TOKEN: a bearer token for scrapers, long enough not to be guessed. */
+function metricsToken(env: Env): string | undefined {
+  const token = headerValue(env, 'METRICS_TOKEN');
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces');
+  return token;
+}
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** TRUST_PROXY: false/true, a hop count, or a comma-separated list of proxy addresses, CIDRs or names (loopback, linklocal, uniquelocal). */
@@ -268,7 +287,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom,
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
+    metricsToken: metricsToken(env),
+    metricsPort: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 1, 65535),
+    metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     smsWebhookAuthorization: headerValue(env, 'SMS_WEBHOOK_AUTHORIZATION'),
+    oauthGithubBaseUrl: (url(env, 'OAUTH_GITHUB_BASE_URL', ['http:', 'https:']) ?? 'https://github.com').replace(/\/+$/, ''),
+    oauthGithubApiBaseUrl: (url(env, 'OAUTH_GITHUB_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.github.com').replace(/\/+$/, ''),
+    oauthAppleBaseUrl: (url(env, 'OAUTH_APPLE_BASE_URL', ['http:', 'https:']) ?? 'https://appleid.apple.com').replace(/\/+$/, ''),
+    oauthGoogleIssuer: (url(env, 'OAUTH_GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com').replace(/\/+$/, ''),
     bootstrapAdminEmail,
     bootstrapAdminPassword,
     bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
@@ -280,6 +306,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const, 'text'),
     trustProxy: trustProxy(env),
     mailPollIntervalMs: int(env, 'MAIL_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),

@@ -9,9 +9,12 @@ import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { UserEntity } from '../user/user.entity';
 import { WebAuthnCredentialEntity } from '../webauthn/webauthn-credential.entity';
+import { SessionEntity } from '../session/session.entity';
+import { LinkedIdentityEntity } from '../oauth/linked-identity.entity';
+import { OAuthProviderEntity } from '../oauth/oauth-provider.entity';
 
 /** Tables of every tenant database or schema (and of the platform tenant in the main database). */
-export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity, WebAuthnCredentialEntity];
+export const TENANT_ENTITIES = [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity, WebAuthnCredentialEntity, SessionEntity, OAuthProviderEntity, LinkedIdentityEntity];
 
 /** Tables of the main database's directory. */
 export const MAIN_ENTITIES = [TenantEntity, SigningKeyEntity, SectorDirectoryEntity];

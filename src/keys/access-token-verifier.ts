@@ -17,8 +17,9 @@ export interface VerifiedToken {
 /**
  * Verifies an access token completely: the signature and claims
  * (AccessTokenService), then the token's user as stored now, read on every call —
- * a deleted user's token, one of a user moved out of its sector, and one revoked
- * by a password change stop working at once, on every instance. Bearer
+ * a deleted user's token, one of a user moved out of its sector, one whose
+ * session ended (SESSION_REVOKED; the session is read in the same query) and one
+ * revoked by a password change stop working at once, on every instance. Bearer
  * authentication and introspection both use it.
  */
 @Injectable()
@@ -44,10 +45,14 @@ export class AccessTokenVerifier {
     const tenant = await this.directory.tenantById(claims.tenantID);
     if (!tenant) throw invalid();
     const db = await this.connections.db(tenant);
-    const user = await this.users.findAuthState(db, claims.sub);
+    // The user and, for a token of a session, that session's state: one query.
+    const user = await this.users.findAuthState(db, claims.sub, claims.sid);
     if (!user || user.sectorId !== claims.sectorID) throw invalid();
-    // A password change revokes every token issued before it but the one that made the change.
-    if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
+    if (claims.sid !== undefined) {
+      // A token of a session lives and dies with it (logout, revocation, password change or reset, replayed refresh token).
+      if (user.sessionActive !== true) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');
+    } else if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
+      // A token from before sessions: a password change revokes every one issued before it but the one that made the change.
       throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
     }
     return { claims, tenant, user };

@@ -20,6 +20,8 @@ export interface AccessTokenClaims {
   isAdmin: boolean;
   /** The user's credential version at issuance: a password change raises it and so revokes the token. Absent means 0. */
   cv?: number;
+  /** The session the token belongs to (absent on tokens issued before sessions existed); revoking the session revokes the token. */
+  sid?: string;
 }
 
 export interface IssueTokenInput {
@@ -31,6 +33,8 @@ export interface IssueTokenInput {
   isAdmin: boolean;
   credentialVersion: number;
   ttlSeconds: number;
+  /** The session the token belongs to (its `sid`). */
+  sessionId?: string;
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -67,6 +71,7 @@ export class AccessTokenService {
       username: input.username,
       isAdmin: input.isAdmin,
       cv: input.credentialVersion,
+      ...(input.sessionId ? { sid: input.sessionId } : {}),
     };
     await this.keys.noteTokenTtl(input.kid, input.ttlSeconds);
     const token = await this.jwt.signAsync(claims, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });
@@ -120,7 +125,7 @@ export class AccessTokenService {
       }
       throw invalid();
     }
-    if (claims.tenantID !== entry.tenantId || !isUuid(claims.sub) || !isUuid(claims.sectorID)) throw invalid();
+    if (claims.tenantID !== entry.tenantId || !isUuid(claims.sub) || !isUuid(claims.sectorID) || (claims.sid !== undefined && !isUuid(claims.sid))) throw invalid();
     if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(token, { claims, kid });
     return claims;

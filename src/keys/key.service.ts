@@ -6,6 +6,7 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { SigningKeyEntity } from '../tenancy/signing-key.entity';
+import { DirectoryChanges } from '../tenancy/directory-changes';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -50,7 +51,13 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     private readonly box: SecretBox,
     private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
-  ) {}
+    changes: DirectoryChanges,
+  ) {
+    // A key stored by any instance (provisioning, rotation) is published here as soon as it commits.
+    changes.subscribe((what) => {
+      if (what === 'keys' || what === '*') void this.reload().catch((e: Error) => this.logger.warn(`Key refresh failed: ${e.message}`));
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     await this.reload();
@@ -104,12 +111,20 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     return this.publicKeys.has(kid);
   }
 
-  /** The public key of `kid`; an unknown kid triggers at most one reload a second (keys made by another instance). */
+  /**
+   * The public key of `kid`. An unknown kid (a key another instance made moments
+   * ago, before its change notice arrived) reloads the keys — at most one reload a
+   * second, shared by every request that waits for it, so bogus kids cannot turn
+   * into a query each.
+   */
   async publicKey(kid: string): Promise<PublicKeyEntry | undefined> {
     const hit = this.publicKeys.get(kid);
     if (hit) return hit;
-    if (Date.now() - this.lastReload < UNKNOWN_KID_RELOAD_MS) return undefined;
-    await this.reload();
+    const wait = UNKNOWN_KID_RELOAD_MS - (Date.now() - this.lastReload);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const now = this.publicKeys.get(kid);
+    if (now) return now;
+    if (Date.now() - this.lastReload >= UNKNOWN_KID_RELOAD_MS) await this.reload();
     return this.publicKeys.get(kid);
   }
 

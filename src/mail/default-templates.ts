@@ -74,4 +74,52 @@ export const PASSWORD_RESET_DEFAULTS: TemplateSet = {
   ].join('\n'),
 };
 
+export const MAGIC_LINK_DEFAULTS: TemplateSet = {
+  subject: 'Sign in to {{sectorName}}',
+  text: [
+    'Hello {{username}},',
+    '',
+    'Someone asked for a sign-in link to your {{sectorName}} account. Sign in here:',
+    '',
+    '{{link}}',
+    '',
+    'The link works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.',
+    '',
+  ].join('\n'),
+  html: [
+    '<!doctype html>',
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    '<p>Hello {{username}},</p>',
+    '<p>Someone asked for a sign-in link to your {{sectorName}} account.</p>',
+    '<p><a href="{{link}}">Sign in</a></p>',
+    '<p>The link works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.</p>',
+    '</body></html>',
+    '',
+  ].join('\n'),
+};
+
+export const EMAIL_VERIFICATION_DEFAULTS: TemplateSet = {
+  subject: 'Confirm your {{sectorName}} email address',
+  text: [
+    'Hello {{username}},',
+    '',
+    'Confirm that {{email}} is your email address for {{sectorName}}:',
+    '',
+    '{{link}}',
+    '',
+    'The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.',
+    '',
+  ].join('\n'),
+  html: [
+    '<!doctype html>',
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    '<p>Hello {{username}},</p>',
+    '<p>Confirm that {{email}} is your email address for {{sectorName}}.</p>',
+    '<p><a href="{{link}}">Confirm the address</a></p>',
+    '<p>The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.</p>',
+    '</body></html>',
+    '',
+  ].join('\n'),
+};
+
 export const OTP_SMS_DEFAULT = '{{code}} is your {{sectorName}} verification code. It expires in {{expiresInMinutes}} minutes.';

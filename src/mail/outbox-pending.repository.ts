@@ -112,4 +112,12 @@ export class OutboxPendingRepository {
       ),
     );
   }
+
+  /** How many tenants have pending mail, and how long the most overdue one has been due (for metrics). */
+  async depth(): Promise<{ tenants: number; oldestDueSeconds: number }> {
+    const [row]: Array<{ tenants: number; oldest: number | null }> = await this.main.query(
+      `SELECT count(*)::int AS tenants, greatest(0, extract(epoch FROM now() - min(due_at)))::float8 AS oldest FROM outbox_pending`,
+    );
+    return { tenants: row?.tenants ?? 0, oldestDueSeconds: Number(row?.oldest ?? 0) };
+  }
 }

@@ -10,6 +10,7 @@ import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox
 import { HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxEntity } from './outbox.entity';
 import { OutboxRepository } from './outbox.repository';
+import { Metrics } from '../metrics/metrics.service';
 
 /** Rows claimed per statement. */
 const BATCH_SIZE = 20;
@@ -65,7 +66,15 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly pending: OutboxPendingRepository,
     private readonly delivery: OutboxDelivery,
     private readonly adapterHost: HttpAdapterHost,
-  ) {}
+    private readonly metrics: Metrics,
+  ) {
+    metrics.gauge('iam_outbox_tenants_pending', 'Tenants whose outbox holds mail or SMS not delivered yet (from the pending-mail hints).', [], async (set) => {
+      set({}, (await this.pending.depth()).tenants);
+    });
+    metrics.gauge('iam_outbox_oldest_due_seconds', 'How long the most overdue outbox delivery has been due (0 when none is overdue).', [], async (set) => {
+      set({}, (await this.pending.depth()).oldestDueSeconds);
+    });
+  }
 
   /**
    * Starts with the service. Maintenance commands (an application context without
@@ -227,6 +236,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       error = describeDeliveryError(err);
     }
+    this.metrics.outboxDeliveries.inc({ channel: row.channel, outcome: error === undefined ? 'sent' : 'failed' });
     if (error === undefined) {
       await this.outbox.markSent(db, row.id);
       return;

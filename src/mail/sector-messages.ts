@@ -3,12 +3,15 @@ import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantDb } from '../tenancy/tenant-db';
-import { INVITE_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT } from './default-templates';
+import { EMAIL_VERIFICATION_DEFAULTS, INVITE_DEFAULTS, MAGIC_LINK_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
 import { renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
 import { MailService } from './mail.service';
 
 /** The messages a sector sends, each with the sector's templates and the built-in defaults. */
-export type MessageKind = 'invite' | 'code';
+export type MessageKind = 'invite' | 'code' | 'passwordReset' | 'magicLink' | 'emailVerification';
+
+/** Kinds without sector templates (always the built-in defaults). */
+const NO_SECTOR_TEMPLATES = (): TemplateSet => ({ subject: '', text: '', html: '' });
 
 interface MessageTemplates {
   mail: (s: SectorSettingsEntity) => TemplateSet;
@@ -28,6 +31,12 @@ const TEMPLATES: Record<MessageKind, MessageTemplates> = {
     sms: (s) => s.otpSmsTemplate,
     smsDefault: OTP_SMS_DEFAULT,
   },
+  passwordReset: {
+    mail: (s) => ({ subject: s.passwordResetEmailSubject, text: s.passwordResetEmailBodyTemplate, html: s.passwordResetEmailBodyHtmlTemplate }),
+    mailDefaults: PASSWORD_RESET_DEFAULTS,
+  },
+  magicLink: { mail: NO_SECTOR_TEMPLATES, mailDefaults: MAGIC_LINK_DEFAULTS },
+  emailVerification: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_VERIFICATION_DEFAULTS },
 };
 
 /** Where a message goes: an email address, or a phone number for an SMS. */

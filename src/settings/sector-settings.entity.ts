@@ -26,5 +26,8 @@ export class SectorSettingsEntity {
   @Column('text', { name: 'webauthn_rp_origins', array: true }) webauthnRpOrigins: string[];
   @Column('text', { name: 'magic_link_url' }) magicLinkUrl: string;
   @Column('boolean', { name: 'webauthn_debug' }) webauthnDebug: boolean;
+  @Column('boolean', { name: 'magic_link_login_enabled' }) magicLinkLoginEnabled: boolean;
+  @Column('bigint', { name: 'session_lifetime_seconds' }) sessionLifetimeSeconds: string;
+  @Column('bigint', { name: 'session_idle_timeout_seconds' }) sessionIdleTimeoutSeconds: string;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

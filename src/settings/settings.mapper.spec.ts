@@ -9,10 +9,12 @@ describe('settings mapper', () => {
       inviteExpirationHours: '168',
       accessTokenDuration: '3600',
       passwordResetTimeoutMinutes: '15',
+      sessionLifetimeSeconds: '2592000',
+      sessionIdleTimeoutSeconds: '604800',
       webauthnRpOrigins: ['https://a.example'],
     });
     const wire = toSettingsResponse(entity);
-    expect(Object.keys(wire)).toHaveLength(23);
+    expect(Object.keys(wire)).toHaveLength(26);
     expect(wire).toMatchObject({ sectorID: 's', MFARequired: true, InviteExpirationHours: '168', AccessTokenDuration: '3600', WebAuthnRPOrigins: ['https://a.example'] });
   });
 

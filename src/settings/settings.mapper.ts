@@ -29,6 +29,9 @@ const FIELDS: Record<WireField, Column> = {
   WebAuthnRPOrigins: 'webauthnRpOrigins',
   MagicLinkURL: 'magicLinkUrl',
   WebAuthnDebug: 'webauthnDebug',
+  MagicLinkLoginEnabled: 'magicLinkLoginEnabled',
+  SessionLifetimeSeconds: 'sessionLifetimeSeconds',
+  SessionIdleTimeoutSeconds: 'sessionIdleTimeoutSeconds',
 };
 
 /** int64 settings whose "0" means "the default". */
@@ -36,6 +39,8 @@ export const INT64_DEFAULTS: Partial<Record<WireField, string>> = {
   InviteExpirationHours: '168',
   AccessTokenDuration: '3600',
   PasswordResetTimeoutMinutes: '15',
+  SessionLifetimeSeconds: '2592000',
+  SessionIdleTimeoutSeconds: '604800',
 };
 
 export function toSettingsResponse(s: SectorSettingsEntity): SectorSettingsResponse {

@@ -106,8 +106,10 @@ export class DirectoryRepository {
   // ---- signing keys -----------------------------------------------------------
 
   /** Stores a new signing key in `em`'s transaction. */
+  /** Stores a signing key in `em`'s transaction; every instance hears of it once that commits. */
   async insertSigningKey(em: EntityManager, row: SigningKeyEntity): Promise<void> {
     await em.getRepository(SigningKeyEntity).insert(row);
+    await this.announce(em, 'keys');
   }
 
   /**

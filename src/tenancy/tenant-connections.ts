@@ -97,6 +97,18 @@ export class TenantConnections implements OnApplicationShutdown {
     await ds?.destroy().catch(() => undefined);
   }
 
+  /** The connection counts of every open tenant pool (for metrics). */
+  async poolStats(): Promise<Array<{ tenantId: string; total: number; idle: number; waiting: number }>> {
+    const stats = [];
+    for (const [tenantId, entry] of this.open) {
+      const ds = await entry.ds.catch(() => undefined);
+      if (!ds) continue;
+      const pool = poolOf(ds);
+      stats.push({ tenantId, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    }
+    return stats;
+  }
+
   /** How many tenant pools are open now (for tests and metrics). */
   get openCount(): number {
     return this.open.size;

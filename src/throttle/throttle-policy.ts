@@ -3,10 +3,11 @@ import { isIPv4, isIPv6 } from 'node:net';
 /**
  * What is counted. Guesses (passwords, one-time codes) are reserved before they
  * are checked and released when right; the others are events counted as they
- * happen: new sign-in flows without a factor, signups, and codes sent to new
- * factor registrations.
+ * happen: new sign-in flows without a factor, signups, codes sent to new
+ * factor registrations, and account links requested (password reset, magic-link
+ * sign-in, email verification).
  */
-export type ThrottleKind = 'password' | 'code' | 'flow' | 'signup' | 'send';
+export type ThrottleKind = 'password' | 'code' | 'flow' | 'signup' | 'send' | 'link';
 export type GuessKind = Extract<ThrottleKind, 'password' | 'code'>;
 
 /** The limits of one kind of key (an account or a client address). */

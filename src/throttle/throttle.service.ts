@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { ThrottleRepository } from './throttle.repository';
+import { Metrics } from '../metrics/metrics.service';
 import { accountKey, addressKey, delaySchedule, GuessKind, ThrottleKind } from './throttle-policy';
 
 /** Who is attempting: the resolved account (see accountRef) and the client address. */
@@ -48,6 +49,7 @@ export class ThrottleService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly counters: ThrottleRepository,
+    private readonly metrics: Metrics,
   ) {
     this.schedule = delaySchedule({ baseDelaySeconds: config.throttleBaseDelaySeconds, maxDelaySeconds: config.throttleMaxDelaySeconds });
   }
@@ -61,7 +63,7 @@ export class ThrottleService {
    */
   async reserve(subject: ThrottleSubject, kind: GuessKind): Promise<Reservation> {
     const keys = this.keys(subject, kind);
-    await this.take(keys, Reason.TOO_MANY_ATTEMPTS, 'Too many failed attempts; try again later.');
+    await this.take(kind, keys, Reason.TOO_MANY_ATTEMPTS, 'Too many failed attempts; try again later.');
     return {
       succeeded: async () => {
         await Promise.all(keys.map((k) => (k.account ? this.counters.reset(k.key) : this.counters.release(k.key, k.freeAttempts))));
@@ -79,10 +81,10 @@ export class ThrottleService {
    */
   async count(subject: Pick<ThrottleSubject, 'clientIp'> & Partial<ThrottleSubject>, kind: Exclude<ThrottleKind, GuessKind>): Promise<void> {
     const keys = this.keys({ tenantId: '', sectorId: '', account: '', ...subject }, kind);
-    await this.take(keys, Reason.RATE_LIMITED, 'Too many requests; try again later.');
+    await this.take(kind, keys, Reason.RATE_LIMITED, 'Too many requests; try again later.');
   }
 
-  private async take(keys: KeyLimits[], reason: string, message: string): Promise<void> {
+  private async take(kind: ThrottleKind, keys: KeyLimits[], reason: string, message: string): Promise<void> {
     const waits = await Promise.all(keys.map((k) => this.counters.reserve(k.key, k.freeAttempts, this.schedule, this.config.throttleWindowSeconds)));
     if (Math.random() < PURGE_PROBABILITY) {
       void this.counters
@@ -93,6 +95,7 @@ export class ThrottleService {
     if (wait === 0) return;
     // Refused: the keys that did count this attempt give it back.
     await Promise.all(keys.filter((_, i) => waits[i] === 0).map((k) => this.counters.release(k.key, k.freeAttempts)));
+    this.metrics.throttleBlocks.inc({ kind, reason });
     throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, reason, message, { retryAfterSeconds: wait });
   }
 
@@ -119,6 +122,8 @@ export class ThrottleService {
       case 'signup':
         return { address: c.throttleSignupAddressFree };
       case 'send':
+      case 'link':
+        // Account links mail the account like a code does: the same allowances, counted apart.
         return { account: c.throttleSendUserFree, address: c.throttleSendAddressFree };
     }
   }

@@ -16,6 +16,8 @@ export interface UserAuthState {
   credentialVersion: number;
   keptTokenJti: string | null;
   credentialsChangedAt: Date | null;
+  /** For a token of a session (`sid`): whether that session is live (of this user, not revoked, not past its lifetime); null without a session. */
+  sessionActive: boolean | null;
 }
 
 export interface UserFilter {
@@ -51,12 +53,15 @@ export class UserRepository {
    * What authorisation needs of a user, by id: one indexed read, no ORM
    * hydration (this runs on every authenticated request).
    */
-  async findAuthState(db: TenantDb, id: string): Promise<UserAuthState | null> {
+  async findAuthState(db: TenantDb, id: string, sessionId?: string): Promise<UserAuthState | null> {
     const rows = await db.read<UserAuthState>(
-      `SELECT id, sector_id AS "sectorId", username, is_admin AS "isAdmin", credential_version AS "credentialVersion",
-              kept_token_jti AS "keptTokenJti", credentials_changed_at AS "credentialsChangedAt"
-         FROM users WHERE id = $1`,
-      [id],
+      `SELECT u.id, u.sector_id AS "sectorId", u.username, u.is_admin AS "isAdmin", u.credential_version AS "credentialVersion",
+              u.kept_token_jti AS "keptTokenJti", u.credentials_changed_at AS "credentialsChangedAt",
+              CASE WHEN $2::uuid IS NULL THEN NULL
+                   ELSE (s.id IS NOT NULL AND s.revoked_at IS NULL AND s.expires_at > now()) END AS "sessionActive"
+         FROM users u LEFT JOIN sessions s ON s.id = $2::uuid AND s.user_id = u.id
+        WHERE u.id = $1`,
+      [id, sessionId ?? null],
     );
     return rows[0] ?? null;
   }
@@ -150,18 +155,34 @@ export class UserRepository {
   }
 
   /**
-   * Sets a new password hash and revokes what proved the old one: the credential
-   * version goes up (older access tokens stop working, except `keepJti`, the
-   * token of the session that made the change) and earlier sign-ins stop proving
-   * self-access. A pending invitation link dies too.
+   * Sets a new password hash and revokes what proved the old one, in one
+   * statement: every session of the user but `keepSessionId` (the caller's own,
+   * on a self-service change) is revoked with its access and refresh tokens; the
+   * credential version goes up, so session-less access tokens from before
+   * sessions stop working too (except `keepJti`, such a token that made the
+   * change); earlier sign-ins stop proving self-access. A pending invitation
+   * link and a pending password-reset link die too.
    */
-  async setPassword(db: TenantDb, id: string, passwordHash: string, keepJti: string | null): Promise<void> {
+  async setPassword(db: TenantDb, id: string, passwordHash: string, keepJti: string | null, keepSessionId: string | null = null): Promise<void> {
     await db.manager.query(
-      `UPDATE users SET password_hash = $2, invite_token_hash = NULL, credential_version = credential_version + 1,
+      `WITH revoked AS (
+              UPDATE sessions SET revoked_at = now()
+               WHERE user_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $4::uuid RETURNING id),
+            links AS (DELETE FROM account_links WHERE user_id = $1 AND kind = 'password-reset' RETURNING 1)
+       UPDATE users SET password_hash = $2, invite_token_hash = NULL, credential_version = credential_version + 1,
               kept_token_jti = $3, credentials_changed_at = now(), updated_at = now()
         WHERE id = $1`,
-      [id, passwordHash, keepJti],
+      [id, passwordHash, keepJti, keepSessionId],
     );
+  }
+
+  /** Marks the email verified, only while it is still `email` (case-insensitive); false when it changed meanwhile. */
+  async markEmailVerified(db: TenantDb, id: string, email: string): Promise<boolean> {
+    const rows = await db.rows(
+      `UPDATE users SET email_verified = true, updated_at = now() WHERE id = $1 AND email <> '' AND lower(email) = lower($2) RETURNING id`,
+      [id, email],
+    );
+    return rows.length > 0;
   }
 
   /**

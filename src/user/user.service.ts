@@ -180,9 +180,11 @@ export class UserService {
     }
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
-    // The caller's own token (a self-service change) is kept; an admin's change keeps none.
-    const keepJti = self && caller.kind === 'user' ? caller.tokenId : null;
-    await this.users.setPassword(db, user.id, await this.hasher.hash(dto.newPassword), keepJti);
+    // A self-service change keeps the caller's own session (every other one is revoked); an admin's change keeps none.
+    // A caller whose token predates sessions (no sid) keeps that token by its jti instead.
+    const keepSessionId = self && caller.kind === 'user' ? (caller.sessionId ?? null) : null;
+    const keepJti = self && caller.kind === 'user' && !caller.sessionId ? caller.tokenId : null;
+    await this.users.setPassword(db, user.id, await this.hasher.hash(dto.newPassword), keepJti, keepSessionId);
     return { sub: user.id };
   }
 

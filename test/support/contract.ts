@@ -45,6 +45,9 @@ export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'WebAuthnRPOrigins',
   'MagicLinkURL',
   'WebAuthnDebug',
+  'MagicLinkLoginEnabled',
+  'SessionLifetimeSeconds',
+  'SessionIdleTimeoutSeconds',
 ];
 
 /** A response as supertest gives it (only what the assertions read). */

@@ -20,6 +20,8 @@ export class AuthResultResponse {
   @ApiProperty({ enum: ['', 'PASSWORD', 'OTP', 'WEBAUTHN', 'EMAIL_OTP_ENROLLMENT'], description: 'The next challenge; empty on SUCCESS.' })
   challengeType: string;
   @ApiPropertyOptional({ description: 'JWT access token; present only when status is SUCCESS.' }) token?: string;
+  @ApiPropertyOptional({ description: 'Refresh token of the new session (POST /api/v1/token/refresh; single use, rotated); present only when status is SUCCESS.' })
+  refreshToken?: string;
 }
 
 export class AcceptInviteDto {
@@ -77,4 +79,5 @@ export class SignupMfaVerifyDto {
 
 export class SignupMfaVerifyResponse {
   @ApiProperty({ description: 'JWT access token.' }) token: string;
+  @ApiProperty({ description: 'Refresh token of the new session (POST /api/v1/token/refresh).' }) refreshToken: string;
 }

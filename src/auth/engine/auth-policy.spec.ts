@@ -47,4 +47,21 @@ describe('nextStep', () => {
       expect(nextStep({ factors: ['OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP', 'WEBAUTHN'] })).toEqual({ status: 'MFA_REQUIRED', challengeType: 'PASSWORD' });
     });
   });
+
+  describe('magic links (MAGIC_LINK, a first factor like the password)', () => {
+    it('succeeds alone where no second factor applies', () => {
+      expect(nextStep({ factors: ['MAGIC_LINK'], mfaRequired: false, enrolledSecondFactors: [] })).toEqual({ status: 'SUCCESS', challengeType: '' });
+    });
+
+    it('asks for the second factor (or its enrollment) exactly as after a password', () => {
+      for (const [mfaRequired, enrolled] of [[true, []], [false, ['OTP']], [true, ['OTP']], [true, ['OTP', 'WEBAUTHN']], [false, ['WEBAUTHN']]] as const) {
+        const input = { mfaRequired, enrolledSecondFactors: enrolled };
+        expect(nextStep({ factors: ['MAGIC_LINK'], ...input })).toEqual(nextStep({ factors: ['PASSWORD'], ...input }));
+      }
+    });
+
+    it('succeeds once the second factor follows it', () => {
+      expect(nextStep({ factors: ['MAGIC_LINK', 'OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP'] }).status).toBe('SUCCESS');
+    });
+  });
 });

@@ -1,5 +1,9 @@
-/** The factors a transaction can record as satisfied. */
-export type Factor = 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'SOCIAL';
+/**
+ * The factors a transaction can record as satisfied. MAGIC_LINK (a single-use
+ * link mailed to the user) is a first factor like PASSWORD: where MFA applies, a
+ * second factor is still asked for after it.
+ */
+export type Factor = 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'SOCIAL' | 'MAGIC_LINK';
 
 export type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
 export type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';

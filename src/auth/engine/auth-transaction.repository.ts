@@ -104,6 +104,44 @@ export class AuthTransactionRepository {
   }
 
   /**
+   * Claims the OAuth state of a pending social sign-in (`data.oauth`, for this
+   * provider): one conditional UPDATE that removes it and answers it, so a
+   * callback's state works once — a replay, or a callback racing it, finds nothing.
+   */
+  async claimOAuthState(db: TenantDb, id: string, provider: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = await db.rows<{ oauth: Record<string, unknown> }>(
+      `WITH old AS (SELECT id, data->'oauth' AS oauth FROM auth_transactions WHERE id = $1 FOR UPDATE)
+       UPDATE auth_transactions t SET data = t.data - 'oauth' FROM old
+       WHERE t.id = old.id AND t.kind = 'login' AND t.status = 'PENDING' AND t.expires_at > now() AND t.data->'oauth'->>'provider' = $2
+       RETURNING old.oauth AS oauth`,
+      [id, provider],
+    );
+    return row?.oauth ?? undefined;
+  }
+
+  /** Keeps the (sealed) result of a social sign-in on its transaction for the token exchange. */
+  async setSocialResult(db: TenantDb, id: string, sealed: string): Promise<void> {
+    await db.manager.query(`UPDATE auth_transactions SET data = jsonb_set(data, '{socialResult}', to_jsonb($2::text)) WHERE id = $1`, [id, sealed]);
+  }
+
+  /**
+   * Takes the result of a social sign-in once (one conditional UPDATE that
+   * removes it): a completed transaction within `maxAgeSeconds` of its
+   * completion, or a pending one (a second factor follows) before its expiry.
+   */
+  async takeSocialResult(db: TenantDb, id: string, maxAgeSeconds: number): Promise<string | undefined> {
+    const [row] = await db.rows<{ sealed: string }>(
+      `WITH old AS (SELECT id, data->>'socialResult' AS sealed FROM auth_transactions WHERE id = $1 FOR UPDATE)
+       UPDATE auth_transactions t SET data = t.data - 'socialResult' FROM old
+       WHERE t.id = old.id AND t.kind = 'login' AND t.data ? 'socialResult'
+         AND ((t.status = 'SUCCESS' AND t.completed_at > now() - make_interval(secs => $2)) OR (t.status = 'PENDING' AND t.expires_at > now()))
+       RETURNING old.sealed AS sealed`,
+      [id, maxAgeSeconds],
+    );
+    return row?.sealed ?? undefined;
+  }
+
+  /**
    * Removes transactions that expired over an hour ago: they can no longer be
    * continued, and a completed one proves self-access for 15 minutes after its
    * completion, which comes before its expiry. Answers how many went.

@@ -4,6 +4,7 @@ import { DomainError } from '../../common/errors/domain-error';
 import { Reason } from '../../common/errors/error-codes';
 import { AccessTokenService } from '../../keys/access-token.service';
 import { SectorScope, SectorScopes } from '../../settings/sector-scope';
+import { SessionService } from '../../session/session.service';
 import { newRoutedId } from '../../tenancy/routed-id';
 import { accountRef } from '../../throttle/throttle-policy';
 import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.service';
@@ -15,6 +16,7 @@ import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FACTOR_STRATEGIES, FactorStrategy, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
+import { Metrics } from '../../metrics/metrics.service';
 
 /** The kind of the transactions sign-in steps continue (other flows, such as factor registration, keep their own kinds). */
 export const SIGN_IN = 'login';
@@ -46,6 +48,8 @@ export class SignInEngine {
     private readonly tokens: AccessTokenService,
     private readonly throttle: ThrottleService,
     private readonly janitor: TransactionJanitor,
+    private readonly sessions: SessionService,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The sector of a sign-in request (omitted: the platform tenant's default sector). */
@@ -127,6 +131,17 @@ export class SignInEngine {
    * transaction); a right one is recorded by `recordFactor`.
    */
   async verify<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
+    try {
+      const result = await this.verifyStep(strategy, state, proof);
+      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'success', reason: '' });
+      return result;
+    } catch (err) {
+      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'failure', reason: err instanceof DomainError ? err.reason : 'INTERNAL' });
+      throw err;
+    }
+  }
+
+  private async verifyStep<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
     await strategy.precheck?.(state, proof);
     const subject: ThrottleSubject = {
       tenantId: state.scope.route.tenant.id,
@@ -198,6 +213,8 @@ export class SignInEngine {
       transactionId = tx.id;
     }
     if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
+    // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
+    const session = await this.sessions.start(scope, user, clientIp);
     const { token } = await this.tokens.issue({
       tenantId: scope.route.tenant.id,
       kid: scope.route.tenant.kid,
@@ -207,8 +224,9 @@ export class SignInEngine {
       isAdmin: user.isAdmin,
       credentialVersion: user.credentialVersion,
       ttlSeconds: Number(settings.accessTokenDuration),
+      sessionId: session.sessionId,
     });
-    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token };
+    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
   }
 
   /** The second factors the user has enrolled, as the registered strategies report them. */

@@ -4,14 +4,17 @@ import { TenantConnections } from '../../tenancy/tenant-connections';
 import { TenantEntity } from '../../tenancy/tenant.entity';
 import { OtpRepository } from '../../otp/otp.repository';
 import { AuthTransactionRepository } from './auth-transaction.repository';
+import { SessionRepository } from '../../session/session.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * Keeps the sign-in tables bounded on a schedule: every ten minutes it removes,
  * in each tenant that started sign-in flows on this instance since the last
- * sweep, the transactions that expired over an hour ago and the factor
- * registrations left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS. Only
+ * sweep, the transactions that expired over an hour ago, the factor
+ * registrations left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS, the
+ * sessions that ended (expired, idle or revoked) over a day ago with their
+ * refresh tokens, and account links (reset, magic, verification) expired over an hour ago. Only
  * tenants with activity are visited, so idle tenants' pools are never opened.
  */
 @Injectable()
@@ -25,6 +28,7 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
     private readonly connections: TenantConnections,
     private readonly transactions: AuthTransactionRepository,
     private readonly registrations: OtpRepository,
+    private readonly sessions: SessionRepository,
   ) {}
 
   onModuleInit(): void {
@@ -50,8 +54,12 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
         const db = await this.connections.db(tenant);
         const transactions = await this.transactions.purgeExpired(db);
         const registrations = await this.registrations.purgeStalePending(db, this.config.otpPendingRegistrationTtlSeconds);
-        if (transactions + registrations > 0) {
-          this.logger.debug(`Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations`);
+        const sessions = await this.sessions.purgeExpired(db);
+        const links = (await db.rows(`DELETE FROM account_links WHERE expires_at < now() - interval '1 hour' RETURNING 1`)).length;
+        if (transactions + registrations + sessions + links > 0) {
+          this.logger.debug(
+            `Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations, ${sessions} ended sessions, ${links} expired account links`,
+          );
         }
       } catch (err) {
         this.active.set(tenant.id, tenant);

@@ -1,11 +1,13 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import { ensureRequestId, IncomingRequest, OutgoingResponse } from './request';
+import { requestContext } from './request-context';
 
-/** Gives every request an id, echoed in the X-Request-Id response header. */
+/** Gives every request an id, echoed in the X-Request-Id response header, and runs the rest of it in its log context. */
 @Injectable()
 export class RequestIdMiddleware implements NestMiddleware {
   use(req: IncomingRequest, res: OutgoingResponse, next: () => void): void {
-    res.setHeader('X-Request-Id', ensureRequestId(req));
-    next();
+    const requestId = ensureRequestId(req);
+    res.setHeader('X-Request-Id', requestId);
+    requestContext.run({ requestId }, next);
   }
 }

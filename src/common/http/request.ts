@@ -65,3 +65,10 @@ export function redactUrl(url: string): string {
     });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
+
+/** The matched route's template (`/api/v1/users/:sub`), never the concrete path: Express keeps it on `req.route`, Fastify on `req.routeOptions`; `unmatched` for none. */
+export function routeTemplate(req: IncomingRequest): string {
+  const r = req as IncomingRequest & { route?: { path?: unknown }; routeOptions?: { url?: unknown }; baseUrl?: unknown };
+  const path = typeof r.route?.path === 'string' ? r.route.path : typeof r.routeOptions?.url === 'string' ? r.routeOptions.url : undefined;
+  return path === undefined ? 'unmatched' : `${typeof r.baseUrl === 'string' ? r.baseUrl : ''}${path}`;
+}

@@ -36,6 +36,12 @@ export class UpdateSectorSettingsDto {
   @ApiPropertyOptional({ description: 'Base URL for magic links and invites (http or https), or empty.' })
   @IsOptional() @IsString() @IsHttpUrlOrEmpty() MagicLinkURL?: string;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() WebAuthnDebug?: boolean;
+  @ApiPropertyOptional({ description: 'Allows magic-link sign-in (a single-use link mailed to the user, a first factor).' })
+  @IsOptional() @IsBoolean() MagicLinkLoginEnabled?: boolean;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Seconds a session (and its refresh tokens) lives at most, 1 to 31536000; "0" means the default 2592000 (30 days).' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) SessionLifetimeSeconds?: string;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Seconds a session may go without a refresh, 1 to 31536000; "0" means the default 604800 (7 days).' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) SessionIdleTimeoutSeconds?: string;
 }
 
 export class SectorSettingsResponse {
@@ -62,6 +68,9 @@ export class SectorSettingsResponse {
   @ApiProperty({ type: [String] }) WebAuthnRPOrigins: string[];
   @ApiProperty() MagicLinkURL: string;
   @ApiProperty() WebAuthnDebug: boolean;
+  @ApiProperty() MagicLinkLoginEnabled: boolean;
+  @ApiProperty({ type: 'string', format: 'int64', example: '2592000' }) SessionLifetimeSeconds: string;
+  @ApiProperty({ type: 'string', format: 'int64', example: '604800' }) SessionIdleTimeoutSeconds: string;
 }
 
 /** Query of GET settings: accepted for compatibility with the published interface; it does not filter. */

@@ -1,0 +1,197 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TargetUserRef } from '../access/decorators';
+import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { SignInEngine } from '../auth/engine/sign-in-engine';
+import { MagicLinkStrategy } from '../auth/strategies/magic-link.strategy';
+import { hashSecretToken } from '../common/crypto/secret-box';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MessageKind, SectorMessages } from '../mail/sector-messages';
+import { SectorScope, SectorScopes } from '../settings/sector-scope';
+import { SectorSettingsEntity } from '../settings/sector-settings.entity';
+import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { accountRef } from '../throttle/throttle-policy';
+import { ThrottleService } from '../throttle/throttle.service';
+import { PasswordHasher } from '../user/password-hasher';
+import { passwordViolation } from '../user/password-policy';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { AccountLink, AccountLinkKind, AccountLinkRepository } from './account-link.repository';
+import { EmailVerificationSentResponse, EmailVerifiedResponse, ForgotPasswordDto, LinkSentResponse, ResetPasswordDto } from './dto/account.dto';
+
+/** Email verification links live a day (a reset or sign-in link lives PasswordResetTimeoutMinutes). */
+export const EMAIL_VERIFICATION_HOURS = 24;
+
+const LINKS: Record<AccountLinkKind, { mail: MessageKind; path: string }> = {
+  'password-reset': { mail: 'passwordReset', path: '/reset-password' },
+  'magic-link': { mail: 'magicLink', path: '/magic-link' },
+  'email-verification': { mail: 'emailVerification', path: '/verify-email' },
+};
+
+const SENT: LinkSentResponse = { status: 'SENT' };
+
+/**
+ * Account recovery and proof of address by mailed single-use links: password
+ * reset, magic-link sign-in (begin; the finish is a sign-in step on the engine),
+ * email verification. Requests that name an account by login answer the same
+ * whether or not it exists, and are rate-limited per account and address alike.
+ */
+@Injectable()
+export class AccountService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly scopes: SectorScopes,
+    private readonly users: UserRepository,
+    private readonly links: AccountLinkRepository,
+    private readonly messages: SectorMessages,
+    private readonly throttle: ThrottleService,
+    private readonly hasher: PasswordHasher,
+    private readonly engine: SignInEngine,
+    private readonly magicLink: MagicLinkStrategy,
+  ) {}
+
+  /** Mails a reset link when the login names an account with an email; the answer is the same either way. */
+  async forgotPassword(dto: ForgotPasswordDto, clientIp: string): Promise<LinkSentResponse> {
+    const scope = await this.engine.scopeForSignIn(dto.sectorID);
+    await this.mailLinkToLogin(scope, loginOf(dto), clientIp, 'password-reset');
+    return SENT;
+  }
+
+  /**
+   * Sets a new password from a reset link: the password policy first (a weak
+   * password does not use the link up), then in one transaction the link is used,
+   * the password set (raising the credential version and revoking every session)
+   * and the address marked verified; the user is then signed in through the engine.
+   */
+  async resetPassword(dto: ResetPasswordDto, clientIp: string): Promise<AuthResultResponse> {
+    const { db, tokenHash, link } = await this.pendingLink(dto.token, 'password-reset');
+    const user = await this.users.findById(db, link.userId);
+    if (!user) throw linkInvalid();
+    const violation = passwordViolation('newPassword', dto.newPassword, user.email);
+    if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
+    const passwordHash = await this.hasher.hash(dto.newPassword);
+    const used = await db.transaction(async (tx) => {
+      const consumed = await this.links.consume(tx, tokenHash, 'password-reset', user.id);
+      if (!consumed) return false;
+      await this.users.setPassword(tx, user.id, passwordHash, null, null);
+      await this.users.markEmailVerified(tx, user.id, consumed.email);
+      return true;
+    });
+    if (!used) throw linkInvalid();
+    const scope = await this.scopes.byId(user.sectorId);
+    const updated = await this.users.findById(scope.db, user.id);
+    if (!updated) throw linkInvalid();
+    return this.engine.recordFactor(scope, updated, undefined, 'PASSWORD', clientIp);
+  }
+
+  /** Mails a sign-in link where the sector allows magic-link sign-in; the answer is the same whether or not the account exists. */
+  async beginMagicLink(dto: ForgotPasswordDto, clientIp: string): Promise<LinkSentResponse> {
+    const scope = await this.engine.scopeForSignIn(dto.sectorID);
+    await assertMagicLinkEnabled(await scope.settings());
+    await this.mailLinkToLogin(scope, loginOf(dto), clientIp, 'magic-link');
+    return SENT;
+  }
+
+  /** Signs in with a magic link: a first factor on the engine (MFA still applies). */
+  async finishMagicLink(token: string, clientIp: string): Promise<AuthResultResponse> {
+    const { db, tokenHash, link } = await this.pendingLink(token, 'magic-link');
+    const user = await this.users.findById(db, link.userId);
+    if (!user) throw linkInvalid();
+    const scope = await this.scopes.byId(user.sectorId);
+    await assertMagicLinkEnabled(await scope.settings());
+    return this.engine.verify(this.magicLink, { scope, tx: undefined, user, login: user.username, clientIp }, { tokenHash });
+  }
+
+  /** Mails a verification link to the user's (unverified) address. */
+  async beginEmailVerification(target: TargetUserRef, clientIp: string): Promise<EmailVerificationSentResponse> {
+    const { scope } = target;
+    const user = await this.users.findById(scope.db, target.id);
+    if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+    if (user.email === '') throw DomainError.failedPrecondition(Reason.EMAIL_MISSING, 'The user has no email address to verify.');
+    if (user.emailVerified) throw DomainError.failedPrecondition(Reason.EMAIL_ALREADY_VERIFIED, 'The email address is already verified.');
+    await this.throttle.count({ tenantId: scope.route.tenant.id, sectorId: user.sectorId, account: accountRef(user.id, user.username), clientIp }, 'link');
+    await this.mailLink(scope, user, 'email-verification');
+    return { sub: user.id, status: 'SENT' };
+  }
+
+  /** Marks the address verified, only if it is still the one the link was sent to. */
+  async finishEmailVerification(token: string): Promise<EmailVerifiedResponse> {
+    const { db, tokenHash } = await this.pendingLink(token, 'email-verification');
+    const link = await this.links.consume(db, tokenHash, 'email-verification');
+    if (!link) throw linkInvalid();
+    if (!(await this.users.markEmailVerified(db, link.userId, link.email))) {
+      throw DomainError.failedPrecondition(Reason.EMAIL_CHANGED, 'The email address changed since the link was sent; ask for a new one.');
+    }
+    return { sub: link.userId, emailVerified: true };
+  }
+
+  /** Counts the request (per account and address, known or not) and mails the link when the login names a user with an email. */
+  private async mailLinkToLogin(scope: SectorScope, login: string, clientIp: string, kind: AccountLinkKind): Promise<void> {
+    const user = await this.users.findByLogin(scope.db, scope.route.sectorId, login);
+    await this.throttle.count({ tenantId: scope.route.tenant.id, sectorId: scope.route.sectorId, account: accountRef(user?.id, login), clientIp }, 'link');
+    if (!user || user.email === '') return;
+    await this.mailLink(scope, user, kind);
+  }
+
+  /** Stores a new link of its kind (the user's earlier one dies) and queues its mail, in one transaction. */
+  private async mailLink(scope: SectorScope, user: UserEntity, kind: AccountLinkKind): Promise<void> {
+    const settings = await scope.settings();
+    const minutes = kind === 'email-verification' ? EMAIL_VERIFICATION_HOURS * 60 : Number(settings.passwordResetTimeoutMinutes);
+    const token = newRoutedId(scope.route.tenant.id);
+    const expiresAt = new Date(Date.now() + minutes * 60_000);
+    await this.messages.inTransaction(scope, async (tx: TenantDb) => {
+      await this.links.replace(tx, kind, user.id, user.email, hashSecretToken(token), expiresAt);
+      await this.messages.enqueue(tx, scope, LINKS[kind].mail, { email: user.email }, {
+        link: this.link(settings, kind, token),
+        email: user.email,
+        username: user.username,
+        expiresInMinutes: minutes,
+        expiresInHours: Math.ceil(minutes / 60),
+      });
+    });
+  }
+
+  /** `<MagicLinkURL or PUBLIC_URL/<path>>?token=…&type=<kind>` (as invitation links, plus what the link is for). */
+  private link(settings: SectorSettingsEntity, kind: AccountLinkKind, token: string): string {
+    const base = settings.magicLinkUrl || `${this.config.publicUrl}${LINKS[kind].path}`;
+    return `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}&type=${kind}`;
+  }
+
+  /** The tenant database and the unexpired link of a token: LINK_INVALID when unknown (or used), LINK_EXPIRED when past its expiry. */
+  private async pendingLink(token: string, kind: AccountLinkKind): Promise<{ db: TenantDb; tokenHash: string; link: AccountLink }> {
+    const tenantId = tenantOfRoutedId(token);
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) throw linkInvalid();
+    const db = await this.connections.db(tenant);
+    const tokenHash = hashSecretToken(token);
+    const link = await this.links.find(db, tokenHash, kind);
+    if (!link) throw linkInvalid();
+    if (link.expiresAt.getTime() <= Date.now()) {
+      await this.links.deleteExpired(db, tokenHash);
+      throw DomainError.failedPrecondition(Reason.LINK_EXPIRED, 'The link has expired; ask for a new one.');
+    }
+    return { db, tokenHash, link };
+  }
+}
+
+function loginOf(dto: ForgotPasswordDto): string {
+  const login = (dto.email ?? dto.username ?? '').trim();
+  if (login === '') throw DomainError.invalidField('email', 'email or username is required');
+  return login;
+}
+
+function linkInvalid(): DomainError {
+  return DomainError.notFound(Reason.LINK_INVALID, 'The link is invalid or was already used.');
+}
+
+async function assertMagicLinkEnabled(settings: SectorSettingsEntity): Promise<void> {
+  if (!settings.magicLinkLoginEnabled) {
+    throw DomainError.permissionDenied('Magic-link sign-in is not enabled in this sector.', Reason.MAGIC_LINK_DISABLED);
+  }
+}

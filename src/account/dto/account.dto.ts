@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+export class ForgotPasswordDto {
+  @ApiPropertyOptional({ description: "The sector; omitted means the platform tenant's default sector." })
+  @IsOptional() @IsString() @MaxLength(64) sectorID?: string;
+  @ApiPropertyOptional({ description: 'The account by email (or give username).' }) @IsOptional() @IsString() @MaxLength(320) email?: string;
+  @ApiPropertyOptional({ description: 'The account by username (or give email).' }) @IsOptional() @IsString() @MaxLength(320) username?: string;
+}
+
+export class MagicLinkBeginDto extends ForgotPasswordDto {}
+
+export class LinkSentResponse {
+  @ApiProperty({ enum: ['SENT'], description: 'Always SENT, whether or not the account exists (a link is mailed only when it does).' })
+  status: 'SENT';
+}
+
+export class ResetPasswordDto {
+  @ApiProperty({ description: 'The token from the reset link.' }) @IsString() @IsNotEmpty() @MaxLength(128) token: string;
+  @ApiProperty({ description: 'The new password: at least 8 characters, at most 72 bytes, not the email.' }) @IsString() @IsNotEmpty() newPassword: string;
+}
+
+export class LinkTokenDto {
+  @ApiProperty({ description: 'The token from the link.' }) @IsString() @IsNotEmpty() @MaxLength(128) token: string;
+}
+
+export class EmailVerificationSentResponse {
+  @ApiProperty() sub: string;
+  @ApiProperty({ enum: ['SENT'] }) status: 'SENT';
+}
+
+export class EmailVerifiedResponse {
+  @ApiProperty() sub: string;
+  @ApiProperty() emailVerified: boolean;
+}

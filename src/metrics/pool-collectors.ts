@@ -1,0 +1,33 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { poolOf } from '../tenancy/tenant-db';
+import { Metrics } from './metrics.service';
+
+/** Database pool use, read at each scrape: the main pool and every open tenant pool, and how many tenant pools are open. */
+@Injectable()
+export class PoolCollectors implements OnModuleInit {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly connections: TenantConnections,
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.gauge('iam_db_pool_connections', 'Connections of a database pool (main, or a tenant id), by state: total, idle, waiting (requests queued for one).', ['pool', 'state'], async (set) => {
+      const pools = [{ pool: 'main', ...this.counts(this.main) }, ...(await this.connections.poolStats()).map((p) => ({ pool: p.tenantId, total: p.total, idle: p.idle, waiting: p.waiting }))];
+      for (const p of pools) {
+        set({ pool: p.pool, state: 'total' }, p.total);
+        set({ pool: p.pool, state: 'idle' }, p.idle);
+        set({ pool: p.pool, state: 'waiting' }, p.waiting);
+      }
+    });
+    this.metrics.gauge('iam_tenant_pools_open', 'Tenant database pools open in this instance (bounded by TENANT_CONNECTIONS_MAX).', [], (set) => set({}, this.connections.openCount));
+  }
+
+  private counts(ds: DataSource): { total: number; idle: number; waiting: number } {
+    const pool = poolOf(ds);
+    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+}

@@ -1,0 +1,130 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Redirect, Req } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { ApiBearerAuth, ApiConsumes, ApiExtraModels, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, ClientIp, Public, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
+import { Role } from '../access/role-matrix';
+import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { ApiErrors } from '../common/http/api-errors';
+import { SectorScope } from '../settings/sector-scope';
+import { UserAccessQuery } from '../user/dto/user.dto';
+import {
+  LinkedIdentityIdResponse,
+  ListLinkedIdentitiesResponse,
+  OAuthCallbackQuery,
+  OAuthInitiateDto,
+  OAuthInitiateResponse,
+  OAuthProviderAdminConfig,
+  OAuthProvidersResponse,
+  OAuthProviderView,
+  OAuthTokenDto,
+  StatusResponse,
+  UpdateOAuthProvidersDto,
+} from './dto/oauth.dto';
+import { IdentitiesService } from './identities.service';
+import { ProviderConfigService } from './provider-config.service';
+import { readCallbackForm, SocialLoginService } from './social-login.service';
+
+/**
+ * A sector's social-login providers (operation 9). A signed-in admin of the
+ * sector or of the tenant's default sector; never an API token, since provider
+ * secrets route credentials (docs/decisions.md, Social login).
+ */
+@ApiTags('Social login')
+@ApiBearerAuth()
+@ApiErrors()
+@ApiExtraModels(OAuthProviderAdminConfig, OAuthProviderView)
+@Controller('api/v1/sectors/:sectorID/oauth/providers')
+export class OAuthProvidersController {
+  constructor(private readonly config: ProviderConfigService) {}
+
+  @Put()
+  @HttpCode(200)
+  @Authenticated({ role: Role.TOKEN_MANAGER, sectorFrom: 'param' })
+  @ApiOperation({ summary: "Configure the sector's social-login providers (merge: absent providers and fields keep their values; empty secrets keep the stored ones)" })
+  @ApiOkResponse({ type: StatusResponse })
+  update(@TargetScope() scope: SectorScope, @Body() body: UpdateOAuthProvidersDto): Promise<StatusResponse> {
+    return this.config.update(scope, body.providers);
+  }
+
+  @Get()
+  @Authenticated({ role: Role.TOKEN_MANAGER, sectorFrom: 'param' })
+  @ApiOperation({ summary: "The sector's social-login providers (secrets replaced by whether one is set)" })
+  @ApiOkResponse({ type: OAuthProvidersResponse })
+  get(@TargetScope() scope: SectorScope): Promise<OAuthProvidersResponse> {
+    return this.config.get(scope);
+  }
+}
+
+/** Social sign-in: initiate (operation 17), the provider's callback, and the token exchange. */
+@ApiTags('Social login')
+@ApiErrors()
+@Controller('api/v1/oauth')
+export class OAuthLoginController {
+  constructor(private readonly logins: SocialLoginService) {}
+
+  @Public()
+  @Post('token')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Exchange a completed social sign-in's transactionID for its result (once, within 2 minutes of completion)" })
+  @ApiOkResponse({ type: AuthResultResponse })
+  token(@Body() body: OAuthTokenDto): Promise<AuthResultResponse> {
+    return this.logins.token(body.transactionID);
+  }
+
+  @Public()
+  @Post(':provider/initiate')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Start a social sign-in: the provider's authorization URL and the transaction (its OAuth state)" })
+  @ApiOkResponse({ type: OAuthInitiateResponse })
+  initiate(@Param('provider') provider: string, @Body() body: OAuthInitiateDto, @ClientIp() ip: string): Promise<OAuthInitiateResponse> {
+    return this.logins.initiate(provider, body, ip);
+  }
+
+  @Public()
+  @Get(':provider/callback')
+  @Redirect()
+  @ApiOperation({
+    summary: "The provider's redirect (registered as the provider's redirectURI): verifies the answer and sends the browser (302) back to the initiate redirectURI with transactionID, or error=<reason>",
+  })
+  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?transactionID=… (or …&error=<reason>).' })
+  callback(@Param('provider') provider: string, @Query() query: OAuthCallbackQuery, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
+    return this.logins.callback(provider, query, ip);
+  }
+
+  @Public()
+  @Post(':provider/callback')
+  @Redirect()
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiOperation({ summary: "The provider's redirect as a form post (Apple's response_mode=form_post): the same as the GET callback" })
+  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?transactionID=… (or …&error=<reason>).' })
+  async callbackForm(@Param('provider') provider: string, @Req() req: IncomingMessage, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
+    return this.logins.callback(provider, await readCallbackForm(req), ip);
+  }
+}
+
+const OWNER_OR_ADMIN = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam' } as const;
+
+/** A user's linked social identities: the user or a signed-in admin over them, never an API token. */
+@ApiTags('Social login')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/users/:sub/identities')
+export class LinkedIdentitiesController {
+  constructor(private readonly identities: IdentitiesService) {}
+
+  @Get()
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: "The user's linked social identities" })
+  @ApiOkResponse({ type: ListLinkedIdentitiesResponse })
+  list(@TargetUser() target: TargetUserRef, @Query() _q: UserAccessQuery): Promise<ListLinkedIdentitiesResponse> {
+    return this.identities.list(target);
+  }
+
+  @Delete(':id')
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({ summary: 'Unlink a social identity (not the last way the user can sign in)' })
+  @ApiOkResponse({ type: LinkedIdentityIdResponse })
+  remove(@TargetUser() target: TargetUserRef, @Param('id') id: string, @Query() _q: UserAccessQuery): Promise<LinkedIdentityIdResponse> {
+    return this.identities.remove(target, id);
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { SocialStrategy } from '../auth/strategies/social.strategy';
+import { SectorModule } from '../sector/sector.module';
+import { SettingsModule } from '../settings/settings.module';
+import { ThrottleModule } from '../throttle/throttle.module';
+import { UserModule } from '../user/user.module';
+import { IdentitiesService } from './identities.service';
+import { LinkedIdentitiesController, OAuthLoginController, OAuthProvidersController } from './oauth.controller';
+import { OAuthProviderRepository } from './oauth-provider.repository';
+import { ProviderClients } from './provider-clients';
+import { ProviderConfigService } from './provider-config.service';
+import { SocialLoginService } from './social-login.service';
+
+/**
+ * Social login: the sectors' provider configuration (operation 9), sign-in
+ * through a provider (operation 17, the callback, the token exchange) on the
+ * sign-in engine with the SOCIAL strategy, and users' linked identities.
+ * (SocialStrategy is stateless; this module holds its own instance of it, the
+ * one the engine is given for these steps.)
+ */
+@Module({
+  imports: [AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],
+  controllers: [OAuthProvidersController, OAuthLoginController, LinkedIdentitiesController],
+  providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, SocialLoginService, IdentitiesService, SocialStrategy],
+})
+export class OAuthModule {}

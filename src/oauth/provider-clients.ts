@@ -1,0 +1,210 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createPrivateKey, KeyObject, sign } from 'node:crypto';
+type OpenIdClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' } });
+type ServerMetadata = import('openid-client', { with: { 'resolution-mode': 'import' } }).ServerMetadata;
+type Configuration = import('openid-client', { with: { 'resolution-mode': 'import' } }).Configuration;
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { SocialProof } from '../auth/strategies/social.strategy';
+import type { ProviderName } from './oauth-provider.entity';
+
+/** A provider's configuration with its secrets opened (in memory only, for one request). */
+export interface ResolvedProvider {
+  name: ProviderName;
+  clientId: string;
+  clientSecret: string;
+  teamId: string;
+  keyId: string;
+  privateKeyPem: string;
+  redirectUri: string;
+  issuerUrl: string;
+  appId: string;
+}
+
+/** What a flow keeps between initiate and callback (the transaction's internal `data.oauth`). */
+export interface PendingOAuth {
+  provider: ProviderName;
+  codeVerifier: string;
+  nonce?: string;
+  /** The client's page to return to (the initiate `redirectURI`). */
+  returnTo: string;
+}
+
+const FETCH_TIMEOUT_MS = 10_000;
+const METADATA_TTL_MS = 10 * 60_000;
+const APPLE_AUDIENCE = 'https://appleid.apple.com';
+
+/** Providers answered through OpenID Connect (discovery, ID token). */
+export function isOidcProvider(name: ProviderName): boolean {
+  return name !== 'github';
+}
+
+/**
+ * Talks to the identity providers: builds the authorization URL and turns the
+ * callback's code into a verified identity. OpenID providers (`oidc`, `google`,
+ * `apple`) go through `openid-client` (discovery, PKCE, the ID token's signature,
+ * issuer, audience and nonce); GitHub through its OAuth and user APIs (the
+ * primary verified email). Apple authenticates the client with an ES256 JWT, a
+ * GitHub App with an RS256 app JWT instead of a client secret.
+ */
+@Injectable()
+export class ProviderClients {
+  private client?: Promise<OpenIdClient>;
+  private readonly metadata = new Map<string, { at: number; server: Promise<ServerMetadata> }>();
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async authorizationUrl(p: ResolvedProvider, state: string, pending: PendingOAuth): Promise<string> {
+    const client = await this.lib();
+    const challenge = await client.calculatePKCECodeChallenge(pending.codeVerifier);
+    if (p.name === 'github') {
+      const url = new URL(`${this.config.oauthGithubBaseUrl}/login/oauth/authorize`);
+      url.search = new URLSearchParams({
+        client_id: p.clientId,
+        redirect_uri: p.redirectUri,
+        scope: 'read:user user:email',
+        state,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }).toString();
+      return url.href;
+    }
+    const configuration = await this.oidcConfiguration(p);
+    const params: Record<string, string> = {
+      redirect_uri: p.redirectUri,
+      response_type: 'code',
+      scope: p.name === 'apple' ? 'openid email' : 'openid email profile',
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
+    if (pending.nonce) params.nonce = pending.nonce;
+    // Apple answers with a form post whenever the email scope is asked (POST /api/v1/oauth/apple/callback).
+    if (p.name === 'apple') params.response_mode = 'form_post';
+    return client.buildAuthorizationUrl(configuration, params).href;
+  }
+
+  /** Exchanges the callback's code (with the PKCE verifier) and answers the verified identity; a refusal is UNAUTHENTICATED / OAUTH_EXCHANGE_FAILED. */
+  async exchange(p: ResolvedProvider, query: Record<string, string>, state: string, pending: PendingOAuth): Promise<SocialProof> {
+    try {
+      return p.name === 'github' ? await this.github(p, query, pending) : await this.oidc(p, query, state, pending);
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      throw exchangeFailed(p.name, err);
+    }
+  }
+
+  private async oidc(p: ResolvedProvider, query: Record<string, string>, state: string, pending: PendingOAuth): Promise<SocialProof> {
+    const client = await this.lib();
+    const configuration = await this.oidcConfiguration(p);
+    const current = new URL(p.redirectUri);
+    for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
+    const tokens = await client.authorizationCodeGrant(configuration, current, {
+      pkceCodeVerifier: pending.codeVerifier,
+      expectedNonce: pending.nonce,
+      expectedState: state,
+      idTokenExpected: true,
+    });
+    const claims = tokens.claims();
+    if (!claims) throw new Error('no ID token');
+    const email = typeof claims.email === 'string' ? claims.email : '';
+    const verified = claims.email_verified === true || claims.email_verified === 'true';
+    const name = typeof claims.name === 'string' ? claims.name : '';
+    return { provider: p.name, subject: String(claims.sub), email, emailVerified: verified, name };
+  }
+
+  private async github(p: ResolvedProvider, query: Record<string, string>, pending: PendingOAuth): Promise<SocialProof> {
+    const body = new URLSearchParams({ client_id: p.clientId, code: query.code ?? '', redirect_uri: p.redirectUri, code_verifier: pending.codeVerifier });
+    const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': 'iam-service' };
+    if (p.appId && p.privateKeyPem) {
+      const now = Math.floor(Date.now() / 1000);
+      headers.Authorization = `Bearer ${signJwt('RS256', createPrivateKey(p.privateKeyPem), {}, { iss: p.appId, iat: now - 60, exp: now + 540 })}`;
+    } else {
+      body.set('client_secret', p.clientSecret);
+    }
+    const tokenRes = await fetch(`${this.config.oauthGithubBaseUrl}/login/oauth/access_token`, { method: 'POST', headers, body, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const token = (await tokenRes.json().catch(() => ({}))) as { access_token?: string; error?: string };
+    if (!tokenRes.ok || typeof token.access_token !== 'string') throw new Error(`token endpoint answered ${tokenRes.status} ${token.error ?? ''}`.trim());
+    const api = async <T>(path: string): Promise<T> => {
+      const res = await fetch(`${this.config.oauthGithubApiBaseUrl}${path}`, {
+        headers: { Authorization: `Bearer ${token.access_token}`, Accept: 'application/vnd.github+json', 'User-Agent': 'iam-service' },
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
+      if (!res.ok) throw new Error(`${path} answered ${res.status}`);
+      return (await res.json()) as T;
+    };
+    const user = await api<{ id?: number | string; name?: string | null; login?: string }>('/user');
+    if (user.id === undefined || user.id === null) throw new Error('the user API named no id');
+    const emails = await api<Array<{ email?: string; primary?: boolean; verified?: boolean }>>('/user/emails');
+    const primary = Array.isArray(emails) ? emails.find((e) => e.primary && typeof e.email === 'string') : undefined;
+    return {
+      provider: p.name,
+      subject: String(user.id),
+      email: primary?.email ?? '',
+      emailVerified: primary?.verified === true,
+      name: user.name ?? user.login ?? '',
+    };
+  }
+
+  private async oidcConfiguration(p: ResolvedProvider): Promise<Configuration> {
+    const client = await this.lib();
+    const issuer = this.issuerOf(p);
+    const clientAuth =
+      p.name === 'apple'
+        ? client.ClientSecretPost(this.appleClientSecret(p))
+        : p.clientSecret
+          ? client.ClientSecretPost(p.clientSecret)
+          : client.None();
+    const server = await this.serverMetadata(issuer);
+    const configuration = new client.Configuration(server, p.clientId, {}, clientAuth);
+    configuration.timeout = FETCH_TIMEOUT_MS / 1000;
+    if (new URL(issuer).protocol === 'http:') client.allowInsecureRequests(configuration);
+    return configuration;
+  }
+
+  /** Discovery, kept ten minutes per issuer (a failed one is forgotten at once). */
+  private serverMetadata(issuer: string): Promise<ServerMetadata> {
+    const cached = this.metadata.get(issuer);
+    if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.server;
+    const server = (async () => {
+      const client = await this.lib();
+      const options = new URL(issuer).protocol === 'http:' ? { execute: [client.allowInsecureRequests], timeout: FETCH_TIMEOUT_MS / 1000 } : { timeout: FETCH_TIMEOUT_MS / 1000 };
+      const discovered = await client.discovery(new URL(issuer), 'discovery', undefined, undefined, options);
+      return discovered.serverMetadata();
+    })();
+    server.catch(() => this.metadata.delete(issuer));
+    this.metadata.set(issuer, { at: Date.now(), server });
+    return server;
+  }
+
+  private issuerOf(p: ResolvedProvider): string {
+    if (p.name === 'google') return this.config.oauthGoogleIssuer;
+    if (p.name === 'apple') return this.config.oauthAppleBaseUrl;
+    return p.issuerUrl;
+  }
+
+  /** Apple's client secret: an ES256 JWT by the team's key (iss = team ID, kid = key ID, sub = client ID). */
+  private appleClientSecret(p: ResolvedProvider): string {
+    const now = Math.floor(Date.now() / 1000);
+    return signJwt('ES256', createPrivateKey(p.privateKeyPem), { kid: p.keyId }, { iss: p.teamId, iat: now, exp: now + 300, aud: APPLE_AUDIENCE, sub: p.clientId });
+  }
+
+  private lib(): Promise<OpenIdClient> {
+    this.client ??= import('openid-client');
+    return this.client;
+  }
+}
+
+/** A compact JWS (ES256 or RS256) signed with node:crypto. */
+export function signJwt(alg: 'ES256' | 'RS256', key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+  const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const input = `${enc({ alg, typ: 'JWT', ...header })}.${enc(payload)}`;
+  const signature = alg === 'ES256' ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', Buffer.from(input), key);
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+function exchangeFailed(provider: string, err: unknown): DomainError {
+  const detail = (err instanceof Error ? err.message : String(err)).replace(/[A-Za-z0-9_-]{20,}/g, '…').slice(0, 200);
+  return new DomainError(ErrorCode.UNAUTHENTICATED, Reason.OAUTH_EXCHANGE_FAILED, `The ${provider} sign-in could not be verified.`, { metadata: { provider, detail } });
+}

@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { SecretBox } from '../common/crypto/secret-box';
+import { DomainError, FieldViolation } from '../common/errors/domain-error';
+import { SectorScope } from '../settings/sector-scope';
+import { OAuthProviderAdminConfig, OAuthProvidersResponse, OAuthProviderView, StatusResponse } from './dto/oauth.dto';
+import { isProviderName, OAuthProviderEntity, PROVIDER_NAMES, ProviderName } from './oauth-provider.entity';
+import { OAUTH_PROVIDER_SECRET_SEAL, OAuthProviderRepository } from './oauth-provider.repository';
+import type { ResolvedProvider } from './provider-clients';
+
+const TEXT_FIELDS = ['clientID', 'teamID', 'keyID', 'redirectURI', 'issuerURL', 'appID'] as const;
+const SECRET_FIELDS = ['clientSecret', 'privateKeyPEM'] as const;
+const MAX: Record<string, number> = { clientID: 512, teamID: 64, keyID: 64, appID: 64, redirectURI: 2048, issuerURL: 2048, clientSecret: 4096, privateKeyPEM: 16384 };
+
+/**
+ * The social-login providers of a sector (operation 9, and its GET for the
+ * admin UI). Updates merge: a provider absent from the map is unchanged, a
+ * field absent from a provider keeps its value, an empty secret keeps the
+ * stored one. Secrets are sealed with the master key and never answered.
+ */
+@Injectable()
+export class ProviderConfigService {
+  constructor(
+    private readonly repo: OAuthProviderRepository,
+    private readonly box: SecretBox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async get(scope: SectorScope): Promise<OAuthProvidersResponse> {
+    const rows = await this.repo.listForSector(scope.db, scope.route.sectorId);
+    const providers: Record<string, OAuthProviderView> = {};
+    for (const row of rows) providers[row.provider] = view(row);
+    return { providers };
+  }
+
+  async update(scope: SectorScope, providers: Record<string, unknown>): Promise<StatusResponse> {
+    const violations: FieldViolation[] = [];
+    const inputs: Array<[ProviderName, OAuthProviderAdminConfig]> = [];
+    for (const [name, raw] of Object.entries(providers)) {
+      const field = `providers.${name}`;
+      if (!isProviderName(name)) {
+        violations.push({ field, description: `unknown provider; one of ${PROVIDER_NAMES.join(', ')}` });
+        continue;
+      }
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+        violations.push({ field, description: 'must be an object' });
+        continue;
+      }
+      const input = raw as Record<string, unknown>;
+      if (input.enabled !== undefined && typeof input.enabled !== 'boolean') violations.push({ field: `${field}.enabled`, description: 'must be a boolean' });
+      for (const key of [...TEXT_FIELDS, ...SECRET_FIELDS]) {
+        const value = input[key];
+        if (value === undefined) continue;
+        if (typeof value !== 'string') violations.push({ field: `${field}.${key}`, description: 'must be a string' });
+        else if (value.length > MAX[key]) violations.push({ field: `${field}.${key}`, description: `must be at most ${MAX[key]} characters` });
+      }
+      inputs.push([name, input as OAuthProviderAdminConfig]);
+    }
+    if (violations.length > 0) throw invalid(violations);
+
+    await scope.db.transaction(async (tx) => {
+      await this.repo.lockSector(tx, scope.route.sectorId);
+      const rows: OAuthProviderEntity[] = [];
+      for (const [name, input] of inputs) {
+        const stored = await this.repo.find(tx, scope.route.sectorId, name);
+        const merged = merge(scope.route.sectorId, name, stored, input);
+        violations.push(...check(name, merged, input, this.config.nodeEnv !== 'production'));
+        rows.push(this.sealed(merged, stored));
+      }
+      if (violations.length > 0) throw invalid(violations);
+      for (const row of rows) await this.repo.upsert(tx, row);
+    });
+    const names = inputs.map(([n]) => n);
+    return { status: 'OK', message: names.length === 0 ? 'Nothing to change.' : `Updated ${names.join(', ')}.` };
+  }
+
+  /** An enabled provider of the sector with its secrets opened, or undefined. */
+  async enabled(scope: SectorScope, name: ProviderName): Promise<ResolvedProvider | undefined> {
+    const row = await this.repo.find(scope.db, scope.route.sectorId, name);
+    if (!row || !row.enabled) return undefined;
+    return {
+      name,
+      clientId: row.clientId,
+      clientSecret: row.clientSecretSealed ? this.box.open(OAUTH_PROVIDER_SECRET_SEAL, row.clientSecretSealed).toString('utf8') : '',
+      teamId: row.teamId,
+      keyId: row.keyId,
+      privateKeyPem: row.privateKeySealed ? this.box.open(OAUTH_PROVIDER_SECRET_SEAL, row.privateKeySealed).toString('utf8') : '',
+      redirectUri: row.redirectUri,
+      issuerUrl: row.issuerUrl,
+      appId: row.appId,
+    };
+  }
+
+  private sealed(merged: Merged, stored: OAuthProviderEntity | null): OAuthProviderEntity {
+    const row = new OAuthProviderEntity();
+    Object.assign(row, merged.row);
+    row.clientSecretSealed = merged.clientSecret ? this.box.seal(OAUTH_PROVIDER_SECRET_SEAL, merged.clientSecret) : (stored?.clientSecretSealed ?? null);
+    row.privateKeySealed = merged.privateKeyPem ? this.box.seal(OAUTH_PROVIDER_SECRET_SEAL, merged.privateKeyPem) : (stored?.privateKeySealed ?? null);
+    return row;
+  }
+}
+
+interface Merged {
+  row: Omit<OAuthProviderEntity, 'clientSecretSealed' | 'privateKeySealed' | 'updatedAt'>;
+  /** New secret values given in this update ('' when kept). */
+  clientSecret: string;
+  privateKeyPem: string;
+  hasClientSecret: boolean;
+  hasPrivateKey: boolean;
+}
+
+function merge(sectorId: string, name: ProviderName, stored: OAuthProviderEntity | null, input: OAuthProviderAdminConfig): Merged {
+  const pick = (given: string | undefined, old: string | undefined) => (given === undefined ? (old ?? '') : given.trim());
+  const clientSecret = input.clientSecret ?? '';
+  const privateKeyPem = (input.privateKeyPEM ?? '').trim();
+  return {
+    row: {
+      id: stored?.id ?? randomUUID(),
+      sectorId,
+      provider: name,
+      enabled: input.enabled ?? stored?.enabled ?? false,
+      clientId: pick(input.clientID, stored?.clientId),
+      teamId: pick(input.teamID, stored?.teamId),
+      keyId: pick(input.keyID, stored?.keyId),
+      redirectUri: pick(input.redirectURI, stored?.redirectUri),
+      issuerUrl: pick(input.issuerURL, stored?.issuerUrl),
+      appId: pick(input.appID, stored?.appId),
+    },
+    clientSecret,
+    privateKeyPem,
+    hasClientSecret: clientSecret !== '' || !!stored?.clientSecretSealed,
+    hasPrivateKey: privateKeyPem !== '' || !!stored?.privateKeySealed,
+  };
+}
+
+/** The violations of a merged configuration: given values must be well-formed; an enabled provider must be usable. */
+function check(name: ProviderName, merged: Merged, input: OAuthProviderAdminConfig, allowLoopbackHttp: boolean): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  const f = (field: string) => `providers.${name}.${field}`;
+  const { row } = merged;
+  if (input.redirectURI !== undefined && row.redirectUri !== '' && !isHttpUrl(row.redirectUri)) out.push({ field: f('redirectURI'), description: 'must be an absolute http(s) URL' });
+  if (input.issuerURL !== undefined && row.issuerUrl !== '') {
+    if (!isHttpUrl(row.issuerUrl)) out.push({ field: f('issuerURL'), description: 'must be an absolute http(s) URL' });
+    else if (!isSecureOrLoopback(row.issuerUrl, allowLoopbackHttp)) {
+      out.push({ field: f('issuerURL'), description: allowLoopbackHttp ? 'must use https (http only on a loopback address)' : 'must use https' });
+    }
+  }
+  if (merged.privateKeyPem !== '') {
+    const expected = name === 'apple' ? 'ec' : name === 'github' ? 'rsa' : undefined;
+    if (!expected) out.push({ field: f('privateKeyPEM'), description: `is not used by ${name}` });
+    else {
+      const problem = pemProblem(merged.privateKeyPem, expected);
+      if (problem) out.push({ field: f('privateKeyPEM'), description: problem });
+    }
+  }
+  if (row.enabled) {
+    if (row.clientId === '') out.push({ field: f('clientID'), description: 'is required for an enabled provider' });
+    if (row.redirectUri === '') out.push({ field: f('redirectURI'), description: 'is required for an enabled provider' });
+    if (name === 'oidc' && row.issuerUrl === '') out.push({ field: f('issuerURL'), description: 'is required for the generic OpenID provider' });
+    if (name === 'apple') {
+      if (row.teamId === '') out.push({ field: f('teamID'), description: 'is required for Apple' });
+      if (row.keyId === '') out.push({ field: f('keyID'), description: 'is required for Apple' });
+      if (!merged.hasPrivateKey) out.push({ field: f('privateKeyPEM'), description: "is required for Apple (the team's EC P-256 key)" });
+    }
+    if (name === 'github') {
+      if (row.appId !== '' && !merged.hasPrivateKey) out.push({ field: f('privateKeyPEM'), description: "is required for a GitHub App (the app's RSA key)" });
+      if (row.appId === '' && !merged.hasClientSecret) out.push({ field: f('clientSecret'), description: 'is required for GitHub (or appID and privateKeyPEM for a GitHub App)' });
+    }
+  }
+  return out;
+}
+
+function pemProblem(pem: string, expected: 'ec' | 'rsa'): string | undefined {
+  try {
+    const key = createPrivateKey(pem);
+    if (key.asymmetricKeyType !== expected) return expected === 'ec' ? 'must be an EC P-256 private key (PEM)' : 'must be an RSA private key (PEM)';
+    if (expected === 'ec' && key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') return 'must be an EC P-256 private key (PEM)';
+    if (expected === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) return 'must be an RSA key of at least 2048 bits';
+    return undefined;
+  } catch {
+    return 'is not a PEM private key';
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.host !== '' && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
+
+function isSecureOrLoopback(value: string, allowLoopbackHttp: boolean): boolean {
+  const u = new URL(value);
+  if (u.protocol === 'https:') return true;
+  if (!allowLoopbackHttp) return false;
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+function invalid(violations: FieldViolation[]): DomainError {
+  return DomainError.invalidArgument(`Invalid request: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`, violations);
+}
+
+function view(row: OAuthProviderEntity): OAuthProviderView {
+  return {
+    enabled: row.enabled,
+    clientID: row.clientId,
+    clientSecretSet: row.clientSecretSealed !== null,
+    teamID: row.teamId,
+    keyID: row.keyId,
+    privateKeyPEMSet: row.privateKeySealed !== null,
+    redirectURI: row.redirectUri,
+    issuerURL: row.issuerUrl,
+    appID: row.appId,
+  };
+}

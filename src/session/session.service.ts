@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../access/principal';
+import { hashSecretToken } from '../common/crypto/secret-box';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { unixSeconds } from '../common/wire/wire';
+import { AccessTokenService } from '../keys/access-token.service';
+import { SectorScope, SectorScopes } from '../settings/sector-scope';
+import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { TenantDb } from '../tenancy/tenant-db';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { ListSessionsResponse, RefreshTokenResponse, SessionResponse } from './dto/session.dto';
+import { currentUserAgent } from './request-context';
+import { SessionRepository, SessionRow } from './session.repository';
+
+/** A session just started: its id (the tokens' `sid`) and its first refresh token. */
+export interface StartedSession {
+  sessionId: string;
+  refreshToken: string;
+}
+
+/**
+ * Sessions: one per sign-in that issues a token. Refresh tokens are routed ids
+ * (they name their tenant), stored as SHA-256, and rotated on every use: each use
+ * marks the presented one used with one conditional UPDATE and hands out the
+ * next; presenting a used one again is a replay (someone holds a copy) and
+ * revokes the whole session.
+ */
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly scopes: SectorScopes,
+    private readonly users: UserRepository,
+    private readonly tokens: AccessTokenService,
+  ) {}
+
+  /** Starts a session for a user who has just signed in, with the sector's lifetime and idle timeout. */
+  async start(scope: SectorScope, user: UserEntity, clientIp: string): Promise<StartedSession> {
+    const settings = await scope.settings();
+    const sessionId = randomUUID();
+    const refreshToken = newRoutedId(scope.route.tenant.id);
+    await this.sessions.insert(
+      scope.db,
+      {
+        id: sessionId,
+        userId: user.id,
+        sectorId: scope.route.sectorId,
+        clientIp: clientIp || null,
+        userAgent: currentUserAgent(),
+        expiresAt: new Date(Date.now() + Number(settings.sessionLifetimeSeconds) * 1000),
+        idleTimeoutSeconds: String(settings.sessionIdleTimeoutSeconds),
+      },
+      hashSecretToken(refreshToken),
+    );
+    return { sessionId, refreshToken };
+  }
+
+  /**
+   * Trades a refresh token for a new access token and the next refresh token.
+   * Unknown: REFRESH_TOKEN_INVALID. Used before: REFRESH_TOKEN_REUSED, and the
+   * session is revoked. A revoked or expired session: SESSION_REVOKED.
+   */
+  async refresh(refreshToken: string, clientIp: string): Promise<RefreshTokenResponse> {
+    const invalid = () => DomainError.unauthenticated(Reason.REFRESH_TOKEN_INVALID, 'The refresh token is invalid.');
+    const tenantId = tenantOfRoutedId(refreshToken);
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) throw invalid();
+    const db = await this.connections.db(tenant);
+    const hash = hashSecretToken(refreshToken);
+    const next = newRoutedId(tenant.id);
+    const outcome = await db.transaction(async (tx) => {
+      const sessionId = await this.sessions.useRefreshToken(tx, hash);
+      if (!sessionId) return { replayed: await this.sessions.sessionOfUsedRefreshToken(tx, hash) };
+      const session = await this.sessions.find(tx, sessionId);
+      if (!session) throw invalid();
+      assertLive(session);
+      await this.sessions.rotate(tx, session.id, hashSecretToken(next), clientIp || null);
+      return { session };
+    });
+    if (!outcome.session) {
+      if (!outcome.replayed) throw invalid();
+      await this.sessions.revoke(db, outcome.replayed);
+      throw DomainError.unauthenticated(Reason.REFRESH_TOKEN_REUSED, 'The refresh token was already used; the session has been revoked.');
+    }
+    const session = outcome.session;
+    const user = await this.users.findById(db, session.userId);
+    if (!user || user.sectorId !== session.sectorId) throw invalid();
+    const scope = await this.scopes.byId(session.sectorId);
+    const { token } = await this.issueFor(scope, user, session.id);
+    return { token, refreshToken: next };
+  }
+
+  /** Issues an access token of a session. */
+  async issueFor(scope: SectorScope, user: UserEntity, sessionId: string): Promise<{ token: string }> {
+    const settings = await scope.settings();
+    return this.tokens.issue({
+      tenantId: scope.route.tenant.id,
+      kid: scope.route.tenant.kid,
+      sectorId: scope.route.sectorId,
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      credentialVersion: user.credentialVersion,
+      ttlSeconds: Number(settings.accessTokenDuration),
+      sessionId,
+    });
+  }
+
+  /** Ends the caller's session (the one its access token names). */
+  async logout(caller: Principal): Promise<Record<string, never>> {
+    if (caller.kind !== 'user') throw DomainError.permissionDenied('Only a signed-in user has a session to end.');
+    if (caller.sessionId) {
+      const db = await this.connections.db(caller.tenant);
+      await this.sessions.revoke(db, caller.sessionId, caller.userId);
+    }
+    return {};
+  }
+
+  async list(db: TenantDb, userId: string, caller: Principal): Promise<ListSessionsResponse> {
+    const current = caller.kind === 'user' ? caller.sessionId : undefined;
+    const rows = await this.sessions.listActive(db, userId);
+    return { sessions: rows.map((s) => toSessionResponse(s, current)) };
+  }
+
+  async revoke(db: TenantDb, userId: string, sessionId: string): Promise<{ id: string }> {
+    if (!isUuidLike(sessionId) || !(await this.sessions.revoke(db, sessionId, userId))) {
+      throw DomainError.notFound(Reason.SESSION_NOT_FOUND, 'No such active session of this user.');
+    }
+    return { id: sessionId };
+  }
+}
+
+function assertLive(session: SessionRow): void {
+  if (session.revokedAt) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session was revoked.');
+  if (session.expired) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session has expired; sign in again.');
+}
+
+function isUuidLike(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}
+
+function toSessionResponse(s: SessionRow, current: string | undefined): SessionResponse {
+  return {
+    id: s.id,
+    sectorID: s.sectorId,
+    clientIP: s.clientIp ?? '',
+    userAgent: s.userAgent,
+    createdAt: unixSeconds(s.createdAt),
+    lastSeenAt: unixSeconds(s.lastSeenAt),
+    expiresAt: unixSeconds(s.expiresAt),
+    current: s.id === current,
+  };
+}
