@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainError } from '../../common/errors/domain-error';
 import { Reason } from '../../common/errors/error-codes';
-import { AccessTokenService } from '../../keys/access-token.service';
 import { SectorScope, SectorScopes } from '../../settings/sector-scope';
 import { SessionService } from '../../session/session.service';
 import { newRoutedId } from '../../tenancy/routed-id';
@@ -45,7 +44,6 @@ export class SignInEngine {
     private readonly scopes: SectorScopes,
     private readonly users: UserRepository,
     private readonly transactions: AuthTransactionRepository,
-    private readonly tokens: AccessTokenService,
     private readonly throttle: ThrottleService,
     private readonly janitor: TransactionJanitor,
     private readonly sessions: SessionService,
@@ -215,17 +213,7 @@ export class SignInEngine {
     if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
     // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
     const session = await this.sessions.start(scope, user, clientIp);
-    const { token } = await this.tokens.issue({
-      tenantId: scope.route.tenant.id,
-      kid: scope.route.tenant.kid,
-      sectorId: scope.route.sectorId,
-      userId: user.id,
-      username: user.username,
-      isAdmin: user.isAdmin,
-      credentialVersion: user.credentialVersion,
-      ttlSeconds: Number(settings.accessTokenDuration),
-      sessionId: session.sessionId,
-    });
+    const { token } = await this.sessions.issueFor(scope, user, session.sessionId);
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
   }
 
