@@ -20,6 +20,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
+import { AuditModule } from './audit/audit.module';
 import { KeysModule } from './keys/keys.module';
 import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
@@ -44,6 +45,7 @@ export class AppModule implements NestModule {
         TenancyModule.forRoot(),
         MetricsModule,
         AccessModule,
+        AuditModule,
         KeysModule,
         UserModule,
         SettingsModule,

@@ -9,7 +9,7 @@ type Doc = {
   components: { schemas: Record<string, Schema>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
 };
 
-const INT64_FIELDS = ['InviteExpirationHours', 'AccessTokenDuration', 'PasswordResetTimeoutMinutes', 'SessionLifetimeSeconds', 'SessionIdleTimeoutSeconds'];
+const INT64_FIELDS = ['InviteExpirationHours', 'AccessTokenDuration', 'PasswordResetTimeoutMinutes', 'SessionLifetimeSeconds', 'SessionIdleTimeoutSeconds', 'AuditRetentionDays'];
 const BOOLEAN_FIELDS = ['MFARequired', 'SelfSignUpAllowed', 'AllowUserCreationForNonAdmins', 'AllowUserReadForNonAdmins', 'WebAuthnDebug', 'MagicLinkLoginEnabled'];
 const SECTOR_FIELDS = ['sectorID', 'name', 'domain', 'isDefault', 'allowedOrigins', 'slug'];
 
@@ -81,7 +81,7 @@ describe('OpenAPI document and UI', () => {
     expect(schema).toBeDefined();
     const props = schema.properties!;
     expect(sorted(Object.keys(props))).toEqual(sorted(['sectorID', ...SECTOR_SETTINGS_FIELDS]));
-    expect(Object.keys(props)).toHaveLength(26);
+    expect(Object.keys(props)).toHaveLength(27);
     for (const f of INT64_FIELDS) expect({ f, type: props[f].type, format: props[f].format }).toEqual({ f, type: 'string', format: 'int64' });
     for (const f of BOOLEAN_FIELDS) expect({ f, type: props[f].type }).toEqual({ f, type: 'boolean' });
     expect(props.WebAuthnRPOrigins).toEqual(expect.objectContaining({ type: 'array', items: expect.objectContaining({ type: 'string' }) }));

@@ -32,6 +32,7 @@ function defaults(sectorID: string) {
     MagicLinkLoginEnabled: false,
     SessionLifetimeSeconds: '2592000',
     SessionIdleTimeoutSeconds: '604800',
+    AuditRetentionDays: '365',
   };
 }
 

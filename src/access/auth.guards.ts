@@ -14,6 +14,7 @@ import { BEARER_STRATEGY } from './bearer.strategy';
 import { CredentialService } from './credential.service';
 import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
 import type { Principal } from './principal';
+import { actorOf } from '../audit/audit-event';
 import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from './role-matrix';
 
 type GuardedRequest = IncomingRequest & { user?: Principal; targetScope?: SectorScope; targetUser?: TargetUserRef };
@@ -110,7 +111,7 @@ export class RoleGuard implements CanActivate {
       const tenant = principal.tenant;
       scope = await this.scopes.of({ tenant, sectorId: tenant.rootSectorId, isDefault: true });
     }
-    noteRequestScope(principal.tenant.id, scope?.route.sectorId ?? principal.sectorId);
+    noteRequestScope(principal.tenant.id, scope?.route.sectorId ?? principal.sectorId, actorOf(principal));
     if (scope) {
       target.sector = scope.route;
       req.targetScope = scope;

@@ -51,6 +51,24 @@ describe('role matrix', () => {
     expect(allows(Role.SECTOR_ADMIN, principals[who], { sector: s1 })).toBe(expected);
   });
 
+  it.each([
+    ['defaultAdmin', true],
+    ['s1Admin', true],
+    ['s1Token', false],
+    ['rootToken', false],
+    ['s1User', false],
+    ['s2Admin', false],
+    ['defaultUser', false],
+    ['otherTenantAdmin', false],
+    ['platformAdmin', false],
+  ] as const)('AUDIT_READER over sector S1 (signed-in admins only, never tokens): %s → %s', (who, expected) => {
+    expect(allows(Role.AUDIT_READER, principals[who], { sector: s1 })).toBe(expected);
+  });
+
+  it('AUDIT_READER needs a target', () => {
+    expect(allows(Role.AUDIT_READER, principals.defaultAdmin)).toBe(false);
+  });
+
   it('SECTOR_ADMIN needs a target', () => {
     expect(allows(Role.SECTOR_ADMIN, principals.defaultAdmin)).toBe(false);
   });
@@ -157,6 +175,7 @@ describe('role matrix', () => {
       [Role.USER_CREDENTIALS, member, false],
       [Role.USER_CREDENTIALS, admin, false],
       [Role.TOKEN_MANAGER, { sector: s1 }, false],
+      [Role.AUDIT_READER, { sector: s1 }, false],
       [Role.DEFAULT_SECTOR_ADMIN, {}, false],
       [Role.PLATFORM_ADMIN, {}, false],
     ] as const)('a token of S1: %s over %j → %s', (role, target, expected) => {
@@ -172,6 +191,7 @@ describe('role matrix', () => {
       [Role.USER_ADMIN, member],
       [Role.USER_CREDENTIALS, member],
       [Role.TOKEN_MANAGER, { sector: s1 }],
+      [Role.AUDIT_READER, { sector: s1 }],
       [Role.DEFAULT_SECTOR_ADMIN, {}],
       [Role.PLATFORM_ADMIN, {}],
     ] as const)('a token of the default sector is not default-sector-wide: %s over S1 → false', (role, target) => {

@@ -46,6 +46,12 @@ export enum Role {
    * user themselves, or a signed-in admin over the user's sector. Never an API token.
    */
   USER_CREDENTIALS = 'USER_CREDENTIALS',
+  /**
+   * Read the target sector's audit events: a signed-in admin of the sector or of
+   * its tenant's default sector. Never an API token: the audit log is for people
+   * reviewing what happened, including what tokens did.
+   */
+  AUDIT_READER = 'AUDIT_READER',
 }
 
 /**
@@ -159,5 +165,7 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
       );
     case Role.USER_CREDENTIALS:
       return sector !== undefined && (isUserAdminOver(principal, sector) || isSelf(principal, userId));
+    case Role.AUDIT_READER:
+      return sector !== undefined && isUserAdminOver(principal, sector);
   }
 }

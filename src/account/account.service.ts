@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { TargetUserRef } from '../access/decorators';
 import { AuthResultResponse } from '../auth/dto/auth.dto';
 import { SignInEngine } from '../auth/engine/sign-in-engine';
@@ -54,6 +55,7 @@ export class AccountService {
     private readonly hasher: PasswordHasher,
     private readonly engine: SignInEngine,
     private readonly magicLink: MagicLinkStrategy,
+    private readonly audit: AuditService,
   ) {}
 
   /** Mails a reset link when the login names an account with an email; the answer is the same either way. */
@@ -81,6 +83,8 @@ export class AccountService {
       if (!consumed) return false;
       await this.users.setPassword(tx, user.id, passwordHash, null, null);
       await this.users.markEmailVerified(tx, user.id, consumed.email);
+      // The link proved the user: they are the actor of their own reset.
+      await this.audit.record(tx, { type: 'password.reset', sectorId: user.sectorId, actor: { kind: 'user', id: user.id }, target: { kind: 'user', id: user.id } });
       return true;
     });
     if (!used) throw linkInvalid();

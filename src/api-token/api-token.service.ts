@@ -13,6 +13,7 @@ import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse }
 import { toApiTokenResponse } from './api-token.mapper';
 import { ApiTokenRepository } from './api-token.repository';
 import { ApiTokenEntity } from './api-token.entity';
+import { AuditService } from '../audit/audit.service';
 
 /** API tokens look like `iam_<64 base64url chars>`: 256 random bits, then the tenant (for routing). */
 export const API_TOKEN_PREFIX = 'iam_';
@@ -28,6 +29,7 @@ export class ApiTokenService {
     private readonly connections: TenantConnections,
     private readonly directory: TenantDirectory,
     private readonly tokens: ApiTokenRepository,
+    private readonly audit: AuditService,
   ) {}
 
   isApiToken(credential: string): boolean {
@@ -46,7 +48,11 @@ export class ApiTokenService {
       createdAt: new Date(),
       lastUsedAt: null,
     });
-    await this.tokens.insert(scope.db, row);
+    await scope.db.transaction(async (tx) => {
+      await this.tokens.insert(tx, row);
+      // The token's id, name and prefix only: the token itself is never written anywhere.
+      await this.audit.record(tx, { type: 'api_token.created', sectorId: row.sectorId, target: { kind: 'apiToken', id: row.id }, details: { name: row.name, prefix: row.prefix } });
+    });
     return { token, apiToken: toApiTokenResponse(row) };
   }
 
@@ -55,9 +61,15 @@ export class ApiTokenService {
   }
 
   async revoke(scope: SectorScope, id: string): Promise<RevokeApiTokenResponse> {
-    if (!isUuid(id) || !(await this.tokens.delete(scope.db, scope.route.sectorId, id))) {
-      throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
-    }
+    const sectorId = scope.route.sectorId;
+    const deleted =
+      isUuid(id) &&
+      (await scope.db.transaction(async (tx) => {
+        if (!(await this.tokens.delete(tx, sectorId, id))) return false;
+        await this.audit.record(tx, { type: 'api_token.revoked', sectorId, target: { kind: 'apiToken', id } });
+        return true;
+      }));
+    if (!deleted) throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
     this.touched.delete(id);
     return { id };
   }

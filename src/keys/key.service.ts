@@ -1,4 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { TenantDb } from '../tenancy/tenant-db';
 import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { EntityManager } from 'typeorm';
@@ -52,6 +54,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
     changes: DirectoryChanges,
+    private readonly audit: AuditService,
   ) {
     // A key stored by any instance (provisioning, rotation) is published here as soon as it commits.
     changes.subscribe((what) => {
@@ -159,7 +162,16 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
    */
   async rotate(tenantId: string): Promise<{ oldKid: string; newKid: string }> {
     const row = await this.generate(tenantId);
-    const result = await this.directoryRepo.rotateSigningKey(tenantId, row);
+    const platform = await this.directory.platform();
+    // A platform event: recorded in the platform tenant's audit table (the main database), in the rotation's transaction.
+    const result = await this.directoryRepo.rotateSigningKey(tenantId, row, (em, rotated) =>
+      this.audit.record(new TenantDb(platform, em), {
+        type: 'signing_key.rotated',
+        sectorId: platform.rootSectorId,
+        target: { kind: 'tenant', id: tenantId },
+        details: { oldKid: rotated.oldKid, newKid: rotated.newKid },
+      }),
+    );
     this.directory.forget(tenantId); // this instance signs with the new key at once (the cached tenant row holds the kid)
     await this.reload();
     return result;

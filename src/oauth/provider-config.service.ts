@@ -9,6 +9,7 @@ import { OAuthProviderAdminConfig, OAuthProvidersResponse, OAuthProviderView, St
 import { isProviderName, OAuthProviderEntity, PROVIDER_NAMES, ProviderName } from './oauth-provider.entity';
 import { OAUTH_PROVIDER_SECRET_SEAL, OAuthProviderRepository } from './oauth-provider.repository';
 import type { ResolvedProvider } from './provider-clients';
+import { AuditService } from '../audit/audit.service';
 
 const TEXT_FIELDS = ['clientID', 'teamID', 'keyID', 'redirectURI', 'issuerURL', 'appID'] as const;
 const SECRET_FIELDS = ['clientSecret', 'privateKeyPEM'] as const;
@@ -26,6 +27,7 @@ export class ProviderConfigService {
     private readonly repo: OAuthProviderRepository,
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   async get(scope: SectorScope): Promise<OAuthProvidersResponse> {
@@ -71,6 +73,15 @@ export class ProviderConfigService {
       }
       if (violations.length > 0) throw invalid(violations);
       for (const row of rows) await this.repo.upsert(tx, row);
+      // Provider names and the names of the fields each sets; never a value (secrets, key PEMs).
+      const changed: Record<string, string[]> = {};
+      for (const [name, input] of inputs) changed[name] = ['enabled', ...TEXT_FIELDS, ...SECRET_FIELDS].filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
+      await this.audit.record(tx, {
+        type: 'oauth_providers.updated',
+        sectorId: scope.route.sectorId,
+        target: { kind: 'sector', id: scope.route.sectorId },
+        details: { providers: changed },
+      });
     });
     const names = inputs.map(([n]) => n);
     return { status: 'OK', message: names.length === 0 ? 'Nothing to change.' : `Updated ${names.join(', ')}.` };

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { randomUUID } from 'node:crypto';
 import { TargetUserRef } from '../access/decorators';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -48,6 +49,7 @@ export class OtpService {
     private readonly messages: SectorMessages,
     private readonly box: SecretBox,
     private readonly throttle: ThrottleService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListOtpRegistrationsResponse> {
@@ -116,14 +118,14 @@ export class OtpService {
     if (row.type === 'totp') {
       const step = await matchTotp(this.box.open(TOTP_SECRET_SEAL, row.secretSealed ?? '').toString(), code);
       if (step === undefined || !(await this.otp.claimTotpStep(db, row.id, step))) throw this.invalidCode();
-      await this.otp.markVerified(db, row.id, null);
+      await this.markVerified(target, row, null);
       return { registrationID: row.id };
     }
     if (!row.codeMac || !row.codeExpiresAt || row.codeExpiresAt.getTime() <= Date.now() || row.codeAttemptsLeft <= 0) {
       throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No valid code is pending for this factor; request a new one.');
     }
     if (this.box.macEquals(OTP_CODE_MAC, codeMacInput(row.id, code), row.codeMac)) {
-      if (await this.otp.markVerified(db, row.id, row.codeMac)) return { registrationID: row.id };
+      if (await this.markVerified(target, row, row.codeMac)) return { registrationID: row.id };
       // A concurrent request with the same code got there first.
       throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor was verified meanwhile.');
     }
@@ -145,8 +147,30 @@ export class OtpService {
         );
       }
       await this.otp.delete(tx, target.id, registrationId);
+      await this.audit.record(tx, {
+        type: 'mfa.removed',
+        sectorId: target.scope.route.sectorId,
+        target: { kind: 'user', id: target.id },
+        details: { factor: row.type, registrationID: row.id, verified: row.verifiedAt !== null },
+      });
     });
     return { registrationID: registrationId };
+  }
+
+  /** Marks a registration verified (an enrolled factor from then on) with its audit event; false when the code was consumed meanwhile. */
+  private markVerified(target: TargetUserRef, row: OtpRegistrationEntity, codeMac: string | null): Promise<boolean> {
+    return target.scope.db.transaction(async (tx) => {
+      const marked = await this.otp.markVerified(tx, row.id, codeMac);
+      if (marked) {
+        await this.audit.record(tx, {
+          type: 'mfa.enrolled',
+          sectorId: target.scope.route.sectorId,
+          target: { kind: 'user', id: target.id },
+          details: { factor: row.type, registrationID: row.id },
+        });
+      }
+      return marked;
+    });
   }
 
   /** Queues a code (mail or SMS, with the sector's code template) in the caller's transaction. */

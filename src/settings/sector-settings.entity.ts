@@ -29,5 +29,6 @@ export class SectorSettingsEntity {
   @Column('boolean', { name: 'magic_link_login_enabled' }) magicLinkLoginEnabled: boolean;
   @Column('bigint', { name: 'session_lifetime_seconds' }) sessionLifetimeSeconds: string;
   @Column('bigint', { name: 'session_idle_timeout_seconds' }) sessionIdleTimeoutSeconds: string;
+  @Column('bigint', { name: 'audit_retention_days' }) auditRetentionDays: string;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

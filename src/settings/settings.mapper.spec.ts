@@ -11,10 +11,11 @@ describe('settings mapper', () => {
       passwordResetTimeoutMinutes: '15',
       sessionLifetimeSeconds: '2592000',
       sessionIdleTimeoutSeconds: '604800',
+      auditRetentionDays: '365',
       webauthnRpOrigins: ['https://a.example'],
     });
     const wire = toSettingsResponse(entity);
-    expect(Object.keys(wire)).toHaveLength(26);
+    expect(Object.keys(wire)).toHaveLength(27);
     expect(wire).toMatchObject({ sectorID: 's', MFARequired: true, InviteExpirationHours: '168', AccessTokenDuration: '3600', WebAuthnRPOrigins: ['https://a.example'] });
   });
 

@@ -32,6 +32,7 @@ const FIELDS: Record<WireField, Column> = {
   MagicLinkLoginEnabled: 'magicLinkLoginEnabled',
   SessionLifetimeSeconds: 'sessionLifetimeSeconds',
   SessionIdleTimeoutSeconds: 'sessionIdleTimeoutSeconds',
+  AuditRetentionDays: 'auditRetentionDays',
 };
 
 /** int64 settings whose "0" means "the default". */
@@ -41,6 +42,7 @@ export const INT64_DEFAULTS: Partial<Record<WireField, string>> = {
   PasswordResetTimeoutMinutes: '15',
   SessionLifetimeSeconds: '2592000',
   SessionIdleTimeoutSeconds: '604800',
+  AuditRetentionDays: '365',
 };
 
 export function toSettingsResponse(s: SectorSettingsEntity): SectorSettingsResponse {
@@ -50,6 +52,11 @@ export function toSettingsResponse(s: SectorSettingsEntity): SectorSettingsRespo
     out[wire] = wire in INT64_DEFAULTS ? int64(value as string) : Array.isArray(value) ? [...value] : value;
   }
   return out as unknown as SectorSettingsResponse;
+}
+
+/** The wire names of the fields an update sets (for the audit trail: names, never values), sorted. */
+export function settingsFieldsSet(dto: UpdateSectorSettingsDto): string[] {
+  return (Object.keys(FIELDS) as WireField[]).filter((wire) => dto[wire] !== undefined && dto[wire] !== null).sort();
 }
 
 /** The columns an update sets: only the fields present in the body (updates merge). */

@@ -6,11 +6,12 @@ import { TenantDb } from '../tenancy/tenant-db';
 import { resolveRelyingParty, settingsConfigureRelyingParty } from '../webauthn/relying-party';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
 import { SectorSettingsEntity } from './sector-settings.entity';
-import { toSettingsPatch, toSettingsResponse } from './settings.mapper';
+import { settingsFieldsSet, toSettingsPatch, toSettingsResponse } from './settings.mapper';
 import { SettingsRepository } from './settings.repository';
 import { relyingPartyViolations } from './settings.validation';
 import { SectorScope } from './sector-scope';
 import { Principal } from '../access/principal';
+import { AuditService } from '../audit/audit.service';
 
 /** Settings that route credentials (links with tokens, passkey binding): a signed-in admin's to change, never an API token's. */
 const CREDENTIAL_ROUTING_SETTINGS = ['MagicLinkURL', 'WebAuthnRPID', 'WebAuthnRPOrigins'] as const;
@@ -18,7 +19,10 @@ const CREDENTIAL_ROUTING_SETTINGS = ['MagicLinkURL', 'WebAuthnRPID', 'WebAuthnRP
 /** Operations 1 and 2: a sector's security settings. */
 @Injectable()
 export class SettingsService {
-  constructor(private readonly settings: SettingsRepository) {}
+  constructor(
+    private readonly settings: SettingsRepository,
+    private readonly audit: AuditService,
+  ) {}
 
   async get(scope: SectorScope): Promise<SectorSettingsResponse> {
     return toSettingsResponse(await scope.settings());
@@ -43,12 +47,14 @@ export class SettingsService {
     const patch = toSettingsPatch(dto);
     const sectorId = scope.route.sectorId;
     const touchesRelyingParty = patch.webauthnRpId !== undefined || patch.webauthnRpOrigins !== undefined;
-    const row = touchesRelyingParty
-      ? await scope.db.transaction(async (tx) => {
-          await this.assertRelyingPartyUsable(tx, sectorId, patch);
-          return this.settings.update(tx, sectorId, patch);
-        })
-      : await this.settings.update(scope.db, sectorId, patch);
+    // The names of the fields the request sets (never their values) go to the audit trail with the change.
+    const fields = settingsFieldsSet(dto);
+    const row = await scope.db.transaction(async (tx) => {
+      if (touchesRelyingParty) await this.assertRelyingPartyUsable(tx, sectorId, patch);
+      const updated = await this.settings.update(tx, sectorId, patch);
+      if (updated) await this.audit.record(tx, { type: 'settings.updated', sectorId, target: { kind: 'sector', id: sectorId }, details: { fields } });
+      return updated;
+    });
     if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     return toSettingsResponse(row);
   }

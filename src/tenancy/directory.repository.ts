@@ -141,14 +141,20 @@ export class DirectoryRepository {
    * Makes `row` the tenant's current key in one transaction: the tenant row is
    * locked, the new key stored, the old one retired and the tenant pointed at the new one.
    */
-  rotateSigningKey(tenantId: string, row: SigningKeyEntity): Promise<{ oldKid: string; newKid: string }> {
+  rotateSigningKey(
+    tenantId: string,
+    row: SigningKeyEntity,
+    within?: (em: EntityManager, rotated: { oldKid: string; newKid: string }) => Promise<void>,
+  ): Promise<{ oldKid: string; newKid: string }> {
     return this.main.transaction(async (em) => {
       const [tenant] = await em.query('SELECT kid FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
       if (!tenant) throw new Error(`No tenant ${tenantId}`);
       await this.insertSigningKey(em, row);
       await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [tenant.kid]);
       await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
-      return { oldKid: tenant.kid as string, newKid: row.kid };
+      const rotated = { oldKid: tenant.kid as string, newKid: row.kid };
+      await within?.(em, rotated);
+      return rotated;
     });
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
@@ -64,6 +65,7 @@ export class TenantService {
     private readonly hasher: PasswordHasher,
     private readonly apiTokens: ApiTokenRepository,
     private readonly sectorRows: SectorRepository,
+    private readonly audit: AuditService,
   ) {}
 
   async provision(dto: ProvisionTenantDto): Promise<ProvisionTenantResponse> {
@@ -141,6 +143,14 @@ export class TenantService {
       });
       await this.keys.insert(runner.manager, key);
       await this.directoryRepo.insertSectorEntry(tenant.id, sector, runner.manager);
+      // A platform event: recorded in the platform tenant's audit table (the main database) in the directory transaction.
+      const platform = tenant.isPlatform ? tenant : await this.directory.platform();
+      await this.audit.record(new TenantDb(platform, runner.manager), {
+        type: 'tenant.provisioned',
+        sectorId: platform.rootSectorId,
+        target: { kind: 'tenant', id: tenant.id },
+        details: { slug: tenant.slug, storage: location.storage, withAdmin: input.adminEmail !== undefined },
+      });
       await runner.commitTransaction();
       this.directory.remember(tenant);
       await this.keys.reload();

@@ -32,6 +32,7 @@ import { passwordViolation } from './password-policy';
 import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
 import { UserRepository } from './user.repository';
 import { UserEntity } from './user.entity';
+import { AuditService } from '../audit/audit.service';
 
 interface Invitation {
   token: string;
@@ -48,6 +49,7 @@ export class UserService {
     private readonly hasher: PasswordHasher,
     private readonly messages: SectorMessages,
     private readonly throttle: ThrottleService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -96,7 +98,12 @@ export class UserService {
       // A username that defaulted to the email is checked as the email (EMAIL_TAKEN, not USERNAME_TAKEN).
       await this.assertLoginsFree(tx, scope.route.sectorId, dto.username !== undefined ? user.username : undefined, user.email);
       await this.users.insert(tx, user);
-      if (invitation) await this.enqueueInvite(tx, scope, settings, user, invitation);
+      const target = { kind: 'user', id: user.id };
+      await this.audit.record(tx, { type: 'user.created', sectorId: scope.route.sectorId, target, details: { isAdmin: user.isAdmin, invited: invitation !== undefined } });
+      if (invitation) {
+        await this.enqueueInvite(tx, scope, settings, user, invitation);
+        await this.audit.record(tx, { type: 'user.invited', sectorId: scope.route.sectorId, target });
+      }
     });
     return this.requireUser(scope.db, user.id);
   }
@@ -155,6 +162,8 @@ export class UserService {
         patch.isAdmin = dto.isAdmin;
       }
       if (Object.keys(patch).length > 0) await this.users.update(tx, user.id, patch);
+      // The names of the stored fields the update sets, never their values.
+      await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { fields: Object.keys(patch).sort() } });
     });
     return { sub: user.id, username: user.username, sectorID: user.sectorId };
   }
@@ -184,7 +193,11 @@ export class UserService {
     // A caller whose token predates sessions (no sid) keeps that token by its jti instead.
     const keepSessionId = self && caller.kind === 'user' ? (caller.sessionId ?? null) : null;
     const keepJti = self && caller.kind === 'user' && !caller.sessionId ? caller.tokenId : null;
-    await this.users.setPassword(db, user.id, await this.hasher.hash(dto.newPassword), keepJti, keepSessionId);
+    const passwordHash = await this.hasher.hash(dto.newPassword);
+    await db.transaction(async (tx) => {
+      await this.users.setPassword(tx, user.id, passwordHash, keepJti, keepSessionId);
+      await this.audit.record(tx, { type: 'password.changed', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { self } });
+    });
     return { sub: user.id };
   }
 
@@ -194,6 +207,7 @@ export class UserService {
       const user = await this.requireUser(tx, target.id);
       if (user.isAdmin) await this.assertNotLastAdmin(tx, user);
       await this.users.delete(tx, user.id);
+      await this.audit.record(tx, { type: 'user.deleted', sectorId: user.sectorId, target: { kind: 'user', id: user.id } });
     });
     return { sub: target.id };
   }
@@ -210,6 +224,7 @@ export class UserService {
       }
       await this.users.update(tx, user.id, { inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt });
       await this.enqueueInvite(tx, scope, settings, user, invitation);
+      await this.audit.record(tx, { type: 'user.invited', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { resent: true } });
     });
     return { sub: target.id, inviteStatus: 'pending', inviteExpiresAt: unixSeconds(invitation.expiresAt) };
   }

@@ -8,6 +8,7 @@ import { ListWebAuthnCredentialsResponse, WebAuthnCredentialIdResponse, WebAuthn
 import { WebAuthnCredentialEntity } from './webauthn-credential.entity';
 import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
 import { UserRepository } from '../user/user.repository';
+import { AuditService } from '../audit/audit.service';
 
 /** A user's passkeys: list, rename, delete (the last factor of a user in an MFA-required sector stays). */
 @Injectable()
@@ -15,6 +16,7 @@ export class WebAuthnCredentialsService {
   constructor(
     private readonly credentials: WebAuthnCredentialRepository,
     private readonly users: UserRepository,
+    private readonly audit: AuditService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListWebAuthnCredentialsResponse> {
@@ -51,6 +53,7 @@ export class WebAuthnCredentialsService {
         );
       }
       await this.credentials.delete(tx, target.id, credentialId);
+      await this.audit.record(tx, { type: 'mfa.removed', sectorId: target.scope.route.sectorId, target: { kind: 'user', id: target.id }, details: { factor: 'webauthn', credentialID: credentialId } });
     });
     return { id: credentialId };
   }

@@ -9,6 +9,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { newRoutedId } from '../tenancy/routed-id';
 import { UserRepository } from '../user/user.repository';
+import { AuditService } from '../audit/audit.service';
 import { credentialIdOf, newChallenge, SUPPORTED_ALGORITHMS, userHandleOf, verifyAttestation } from './ceremony';
 import {
   WebAuthnRegistrationBeginDto,
@@ -49,6 +50,7 @@ export class WebAuthnRegistrationService {
     private readonly janitor: TransactionJanitor,
     private readonly relyingParties: RelyingParties,
     private readonly credentials: WebAuthnCredentialRepository,
+    private readonly audit: AuditService,
   ) {}
 
   async begin(principal: Principal, dto: WebAuthnRegistrationBeginDto): Promise<WebAuthnRegistrationBeginResponse> {
@@ -138,6 +140,7 @@ export class WebAuthnRegistrationService {
       const completed = await this.transactions.advance(t, tx.id, 'PENDING', { status: 'SUCCESS', complete: true, consumeChallenge: pending.challenge });
       if (!completed) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The registration was completed or expired meanwhile.');
       await this.credentials.insert(t, row);
+      await this.audit.record(t, { type: 'mfa.enrolled', sectorId: scope.route.sectorId, target: { kind: 'user', id: caller.userId }, details: { factor: 'webauthn', credentialID: row.credentialId } });
     });
     return { sub: caller.userId, type: 'public-key' };
   }

@@ -48,6 +48,7 @@ export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'MagicLinkLoginEnabled',
   'SessionLifetimeSeconds',
   'SessionIdleTimeoutSeconds',
+  'AuditRetentionDays',
 ];
 
 /** A response as supertest gives it (only what the assertions read). */

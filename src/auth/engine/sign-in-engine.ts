@@ -16,6 +16,7 @@ import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FACTOR_STRATEGIES, FactorStrategy, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
 import { Metrics } from '../../metrics/metrics.service';
+import { AuditService } from '../../audit/audit.service';
 
 /** The kind of the transactions sign-in steps continue (other flows, such as factor registration, keep their own kinds). */
 export const SIGN_IN = 'login';
@@ -48,6 +49,7 @@ export class SignInEngine {
     private readonly janitor: TransactionJanitor,
     private readonly sessions: SessionService,
     private readonly metrics: Metrics,
+    private readonly audit: AuditService,
   ) {}
 
   /** The sector of a sign-in request (omitted: the platform tenant's default sector). */
@@ -129,14 +131,26 @@ export class SignInEngine {
    * transaction); a right one is recorded by `recordFactor`.
    */
   async verify<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
+    let result: AuthResultResponse;
     try {
-      const result = await this.verifyStep(strategy, state, proof);
-      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'success', reason: '' });
-      return result;
+      result = await this.verifyStep(strategy, state, proof);
     } catch (err) {
-      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'failure', reason: err instanceof DomainError ? err.reason : 'INTERNAL' });
+      const reason = err instanceof DomainError ? err.reason : 'INTERNAL';
+      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'failure', reason });
+      // A refused step changes nothing to join: its event is appended on its own (docs/decisions.md, Audit trail).
+      await this.audit.recordAlone(state.scope.db, {
+        type: 'sign_in',
+        sectorId: state.scope.route.sectorId,
+        outcome: 'failure',
+        reason,
+        actor: { kind: 'anonymous', id: '' },
+        target: state.user ? { kind: 'user', id: state.user.id } : undefined,
+        details: { factor: strategy.factor },
+      });
       throw err;
     }
+    this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'success', reason: '' });
+    return result;
   }
 
   private async verifyStep<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
@@ -178,6 +192,30 @@ export class SignInEngine {
    * only one completes it and gets a token.
    */
   async recordFactor(
+    scope: SectorScope,
+    user: UserEntity,
+    existing: AuthTransactionEntity | undefined,
+    factor: Factor,
+    clientIp: string,
+    consumeCodeMac?: string,
+    consumeChallenge?: string,
+  ): Promise<AuthResultResponse> {
+    const result = await this.advance(scope, user, existing, factor, clientIp, consumeCodeMac, consumeChallenge);
+    // Every satisfied factor is a successful sign-in step — a verified proof, an accepted invitation, a reset
+    // password, a signup. The step is recorded by then (one conditional UPDATE or an INSERT, and the session);
+    // its event follows it on its own.
+    await this.audit.recordAlone(scope.db, {
+      type: 'sign_in',
+      sectorId: scope.route.sectorId,
+      outcome: 'success',
+      actor: { kind: 'user', id: user.id },
+      target: { kind: 'user', id: user.id },
+      details: { factor, status: result.status },
+    });
+    return result;
+  }
+
+  private async advance(
     scope: SectorScope,
     user: UserEntity,
     existing: AuthTransactionEntity | undefined,

@@ -5,6 +5,7 @@ import { TenantEntity } from '../../tenancy/tenant.entity';
 import { OtpRepository } from '../../otp/otp.repository';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { SessionRepository } from '../../session/session.repository';
+import { AuditRepository } from '../../audit/audit.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -14,7 +15,8 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  * sweep, the transactions that expired over an hour ago, the factor
  * registrations left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS, the
  * sessions that ended (expired, idle or revoked) over a day ago with their
- * refresh tokens, and account links (reset, magic, verification) expired over an hour ago. Only
+ * refresh tokens, account links (reset, magic, verification) expired over an hour ago,
+ * and audit events older than their sector's AuditRetentionDays. Only
  * tenants with activity are visited, so idle tenants' pools are never opened.
  */
 @Injectable()
@@ -29,6 +31,7 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
     private readonly transactions: AuthTransactionRepository,
     private readonly registrations: OtpRepository,
     private readonly sessions: SessionRepository,
+    private readonly audit: AuditRepository,
   ) {}
 
   onModuleInit(): void {
@@ -56,9 +59,10 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
         const registrations = await this.registrations.purgeStalePending(db, this.config.otpPendingRegistrationTtlSeconds);
         const sessions = await this.sessions.purgeExpired(db);
         const links = (await db.rows(`DELETE FROM account_links WHERE expires_at < now() - interval '1 hour' RETURNING 1`)).length;
-        if (transactions + registrations + sessions + links > 0) {
+        const events = await this.audit.purgeExpired(db);
+        if (transactions + registrations + sessions + links + events > 0) {
           this.logger.debug(
-            `Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations, ${sessions} ended sessions, ${links} expired account links`,
+            `Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations, ${sessions} ended sessions, ${links} expired account links, ${events} audit events past retention`,
           );
         }
       } catch (err) {

@@ -1,19 +1,30 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/** Who acted in a request, as the audit trail names them. */
+export interface RequestActor {
+  kind: 'user' | 'apiToken' | 'system' | 'anonymous';
+  id: string;
+}
+
 /** What log lines of one request carry: its id, and its tenant and sector once the guards know them. */
 export interface RequestContext {
   requestId: string;
+  /** The client address (as TRUST_PROXY resolves it), for the audit trail. */
+  clientIp?: string;
   tenantId?: string;
   sectorId?: string;
+  /** The authenticated caller, once the role guard knows it. */
+  actor?: RequestActor;
 }
 
 /** The request a piece of code runs for (set by the request-id middleware, filled in by the role guard). */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 /** Records the tenant and sector of the current request, when there is one. */
-export function noteRequestScope(tenantId: string, sectorId?: string): void {
+export function noteRequestScope(tenantId: string, sectorId?: string, actor?: RequestActor): void {
   const store = requestContext.getStore();
   if (!store) return;
   store.tenantId = tenantId;
   if (sectorId !== undefined) store.sectorId = sectorId;
+  if (actor !== undefined) store.actor = actor;
 }

@@ -8,6 +8,6 @@ export class RequestIdMiddleware implements NestMiddleware {
   use(req: IncomingRequest, res: OutgoingResponse, next: () => void): void {
     const requestId = ensureRequestId(req);
     res.setHeader('X-Request-Id', requestId);
-    requestContext.run({ requestId }, next);
+    requestContext.run({ requestId, clientIp: req.ip ?? '' }, next);
   }
 }

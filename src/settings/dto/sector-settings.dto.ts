@@ -42,6 +42,8 @@ export class UpdateSectorSettingsDto {
   @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) SessionLifetimeSeconds?: string;
   @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Seconds a session may go without a refresh, 1 to 31536000; "0" means the default 604800 (7 days).' })
   @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) SessionIdleTimeoutSeconds?: string;
+  @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Days audit events of the sector are kept, 1 to 3650; "0" means the default 365.' })
+  @IsOptional() @ToInt64String() @IsInt64InRange(0, 3650) AuditRetentionDays?: string;
 }
 
 export class SectorSettingsResponse {
@@ -71,6 +73,7 @@ export class SectorSettingsResponse {
   @ApiProperty() MagicLinkLoginEnabled: boolean;
   @ApiProperty({ type: 'string', format: 'int64', example: '2592000' }) SessionLifetimeSeconds: string;
   @ApiProperty({ type: 'string', format: 'int64', example: '604800' }) SessionIdleTimeoutSeconds: string;
+  @ApiProperty({ type: 'string', format: 'int64', example: '365' }) AuditRetentionDays: string;
 }
 
 /** Query of GET settings: accepted for compatibility with the published interface; it does not filter. */
