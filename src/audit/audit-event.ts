@@ -39,23 +39,6 @@ export interface AuditEventInput {
   details?: Record<string, unknown>;
 }
 
-/** A stored event (a row of `audit_events`). */
-export interface AuditEntity {
-  id: string;
-  occurredAt: Date;
-  sectorId: string;
-  type: string;
-  outcome: string;
-  reason: string;
-  actorKind: string;
-  actorId: string;
-  targetKind: string;
-  targetId: string;
-  clientIp: string;
-  requestId: string;
-  details: Record<string, unknown>;
-}
-
 /** The row as appended: what `AuditEventInput` says, completed from the request context. */
 export interface AuditRow {
   sectorId: string;
@@ -69,6 +52,13 @@ export interface AuditRow {
   clientIp: string;
   requestId: string;
   details: Record<string, unknown>;
+}
+
+/** A stored event (a row of `audit_events`): the appended row with its id and time. */
+export interface AuditEntity extends Omit<AuditRow, 'outcome'> {
+  id: string;
+  occurredAt: Date;
+  outcome: string;
 }
 
 /** The audit actor of a principal: a user (also one proven by a recent sign-in) or an API token, by id. */
