@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
-import { UserRepository } from '../user/user.repository';
+import { UserAuthStates } from '../user/user-auth-states';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { headerValue, IncomingRequest } from '../common/http/request';
@@ -74,7 +74,7 @@ export class RoleGuard implements CanActivate {
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
     private readonly scopes: SectorScopes,
-    private readonly users: UserRepository,
+    private readonly users: UserAuthStates,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -100,9 +100,9 @@ export class RoleGuard implements CanActivate {
       }
       // Looked up in the caller's own tenant: another tenant's user answers like a missing one.
       const tenant = principal.tenant;
-      const db = await this.connections.db(tenant);
-      const user = await this.users.findAuthState(db, sub);
+      const user = await this.users.of(tenant, sub);
       if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+      const db = await this.connections.db(tenant);
       scope = this.scopes.withDb({ tenant, sectorId: user.sectorId, isDefault: user.sectorId === tenant.rootSectorId }, db);
       target.userId = user.id;
       target.userIsAdmin = user.isAdmin;

@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
 import { isUuid } from '../common/wire/wire';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { SectorScope } from '../settings/sector-scope';
@@ -30,6 +31,7 @@ export class ApiTokenService {
     private readonly directory: TenantDirectory,
     private readonly tokens: ApiTokenRepository,
     private readonly audit: AuditService,
+    private readonly cache: AuthStateCache,
   ) {}
 
   isApiToken(credential: string): boolean {
@@ -75,22 +77,32 @@ export class ApiTokenService {
   }
 
   /**
-   * The principal of an API token: one indexed read by hash, so a revoked token
-   * stops at once. `last_used_at` is written at most once a minute per token.
+   * The principal of an API token: one indexed read by hash, or none when the
+   * authorization-state cache holds it (a revocation reaches every instance's cache
+   * on commit, so a revoked token stops at once). `last_used_at` is written at most
+   * once a minute per token.
    */
   async authenticate(credential: string): Promise<ApiTokenPrincipal> {
     const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
     const tenantId = tenantOfRoutedId(credential.slice(API_TOKEN_PREFIX.length));
     const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
     if (!tenant) throw invalid();
-    const db = await this.connections.db(tenant);
-    const found = await this.tokens.findByHash(db, hashSecretToken(credential));
+    const hash = hashSecretToken(credential);
+    const found = await this.cache.read(
+      tenant,
+      `${tenant.id}:k:${hash}`,
+      async () => this.tokens.findByHash(await this.connections.db(tenant), hash),
+      (token) => `t:${token.id}`,
+    );
     if (!found) throw invalid();
     const now = Date.now();
     if (now - (this.touched.get(found.id) ?? 0) > TOUCH_INTERVAL_MS) {
       if (this.touched.size >= TOUCH_MEMORY_MAX) this.touched.clear();
       this.touched.set(found.id, now);
-      void this.tokens.touch(db, found.id).catch(() => this.touched.delete(found.id));
+      void this.connections
+        .db(tenant)
+        .then((db) => this.tokens.touch(db, found.id))
+        .catch(() => this.touched.delete(found.id));
     }
     return { kind: 'apiToken', tenant, sectorId: found.sectorId, tokenId: found.id };
   }

@@ -42,6 +42,14 @@ export interface AppConfig {
   tenantPoolMax: number;
   tenantConnectionsMax: number;
   tenantIdleMs: number;
+  /**
+   * Authorization-state cache: at most this many databases are listened to (one
+   * LISTEN connection each) and have their users' and API tokens' state cached;
+   * 0 turns the cache off (every request reads the database).
+   */
+  authCacheDatabases: number;
+  /** How long a cached authorization state is trusted at most, notifications aside. */
+  authCacheTtlMs: number;
   transactionTtlSeconds: number;
   shutdownTimeoutMs: number;
   /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
@@ -49,6 +57,8 @@ export interface AppConfig {
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `text` (Nest's console format) or `json` (one object per line, with request id, tenant and sector, and an access-log line per request). */
   logFormat: 'text' | 'json';
+  /** The HTTP server under Nest: Express (the default) or Fastify; both behave the same on the wire. */
+  httpAdapter: 'express' | 'fastify';
   /**
    * Which proxies' X-Forwarded-For hops to believe (Express's `trust proxy`):
    * false (none), a hop count, or addresses/CIDRs/names of the proxies; true
@@ -302,11 +312,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
     tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
+    authCacheDatabases: int(env, 'AUTH_CACHE_DATABASES', 50, 0, 10_000),
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 60_000, 100, 3_600_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const, 'text'),
+    httpAdapter: oneOf(env, 'HTTP_ADAPTER', ['express', 'fastify'] as const, 'express'),
     trustProxy: trustProxy(env),
     mailPollIntervalMs: int(env, 'MAIL_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),

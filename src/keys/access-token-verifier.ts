@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
-import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantEntity } from '../tenancy/tenant.entity';
-import { UserAuthState, UserRepository } from '../user/user.repository';
+import { UserAuthStates } from '../user/user-auth-states';
+import { sessionActive, UserAuthState } from '../user/user.repository';
 import { AccessTokenClaims, AccessTokenService } from './access-token.service';
 
 export interface VerifiedToken {
@@ -16,8 +16,9 @@ export interface VerifiedToken {
 
 /**
  * Verifies an access token completely: the signature and claims
- * (AccessTokenService), then the token's user as stored now, read on every call —
- * a deleted user's token, one of a user moved out of its sector, one whose
+ * (AccessTokenService), then the token's user as stored now (UserAuthStates: read
+ * from the database, or from a cache that every change reaches on commit) — a
+ * deleted user's token, one of a user moved out of its sector, one whose
  * session ended (SESSION_REVOKED; the session is read in the same query) and one
  * revoked by a password change stop working at once, on every instance. Bearer
  * authentication and introspection both use it.
@@ -27,8 +28,7 @@ export class AccessTokenVerifier {
   constructor(
     private readonly tokens: AccessTokenService,
     private readonly directory: TenantDirectory,
-    private readonly connections: TenantConnections,
-    private readonly users: UserRepository,
+    private readonly users: UserAuthStates,
   ) {}
 
   /**
@@ -44,13 +44,12 @@ export class AccessTokenVerifier {
     const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
     const tenant = await this.directory.tenantById(claims.tenantID);
     if (!tenant) throw invalid();
-    const db = await this.connections.db(tenant);
-    // The user and, for a token of a session, that session's state: one query.
-    const user = await this.users.findAuthState(db, claims.sub, claims.sid);
+    // The user and, for a token of a session, that session's state: one query, or none on a cache hit.
+    const user = await this.users.of(tenant, claims.sub, claims.sid);
     if (!user || user.sectorId !== claims.sectorID) throw invalid();
     if (claims.sid !== undefined) {
       // A token of a session lives and dies with it (logout, revocation, password change or reset, replayed refresh token).
-      if (user.sessionActive !== true) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');
+      if (!sessionActive(user)) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');
     } else if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
       // A token from before sessions: a password change revokes every one issued before it but the one that made the change.
       throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');

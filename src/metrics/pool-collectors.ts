@@ -1,16 +1,18 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { poolOf } from '../tenancy/tenant-db';
 import { Metrics } from './metrics.service';
 
-/** Database pool use, read at each scrape: the main pool and every open tenant pool, and how many tenant pools are open. */
+/** Database pool use, read at each scrape: the main pool and every open tenant pool, how many tenant pools are open, and the authorization-state cache. */
 @Injectable()
 export class PoolCollectors implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
     private readonly connections: TenantConnections,
+    private readonly authCache: AuthStateCache,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
   ) {}
 
@@ -23,6 +25,13 @@ export class PoolCollectors implements OnModuleInit {
         set({ pool: p.pool, state: 'waiting' }, p.waiting);
       }
     });
+    this.metrics.gauge('iam_auth_cache_lookups', 'Authorization-state lookups since start, by result: hit (no query), miss (read from the database).', ['result'], (set) => {
+      set({ result: 'hit' }, this.authCache.hits);
+      set({ result: 'miss' }, this.authCache.misses);
+    });
+    this.metrics.gauge('iam_auth_cache_listeners', 'Databases this instance listens to for authorization changes (one connection each; bounded by AUTH_CACHE_DATABASES).', [], (set) =>
+      set({}, this.authCache.listening),
+    );
     this.metrics.gauge('iam_tenant_pools_open', 'Tenant database pools open in this instance (bounded by TENANT_CONNECTIONS_MAX).', [], (set) => set({}, this.connections.openCount));
   }
 

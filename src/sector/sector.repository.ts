@@ -25,14 +25,32 @@ export class SectorRepository {
     });
   }
 
+  /**
+   * One page of sectors and how many match, in one statement (the count is a
+   * window over the filtered rows); a page past the end counts separately.
+   */
   async list(db: TenantDb, filter: SectorFilter, p: Paging): Promise<{ items: SectorEntity[]; total: number }> {
-    const qb = db.manager.getRepository(SectorEntity).createQueryBuilder('s');
+    const where: string[] = [];
+    const params: unknown[] = [];
     if (filter.searchTerm) {
-      qb.andWhere("(s.name ILIKE :term ESCAPE '\\' OR s.domain ILIKE :term ESCAPE '\\')", { term: `%${likeEscape(filter.searchTerm)}%` });
+      params.push(`%${likeEscape(filter.searchTerm)}%`);
+      where.push(`(name ILIKE $${params.length} ESCAPE '\\' OR domain ILIKE $${params.length} ESCAPE '\\')`);
     }
-    if (filter.filterDomain) qb.andWhere('lower(s.domain) = lower(:domain)', { domain: filter.filterDomain });
-    const [items, total] = await qb.orderBy('s.created_at', 'ASC').addOrderBy('s.id', 'ASC').skip(p.offset).take(p.pageSize).getManyAndCount();
-    return { items, total };
+    if (filter.filterDomain) {
+      params.push(filter.filterDomain);
+      where.push(`lower(domain) = lower($${params.length})`);
+    }
+    const condition = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const rows = await db.read<SectorEntity & { total: string }>(
+      `SELECT id, name, domain, slug, is_default AS "isDefault", allowed_origins AS "allowedOrigins", created_at AS "createdAt", updated_at AS "updatedAt",
+              count(*) OVER () AS total
+         FROM sectors ${condition} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, p.pageSize, p.offset],
+    );
+    if (rows.length > 0) return { items: rows.map(({ total: _total, ...sector }) => sector), total: Number(rows[0].total) };
+    if (p.offset === 0) return { items: [], total: 0 };
+    const [{ n }] = await db.read<{ n: string }>(`SELECT count(*) AS n FROM sectors ${condition}`, params);
+    return { items: [], total: Number(n) };
   }
 
   async count(db: TenantDb): Promise<number> {

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AuthStateCache } from './auth-state-cache';
 import { DirectoryChanges } from './directory-changes';
 import { DirectoryRepository } from './directory.repository';
 import { MigrationService } from './migration.service';
@@ -36,7 +37,7 @@ class SchemaOnStart implements OnModuleInit {
   }
 }
 
-const PROVIDERS = [DirectoryRepository, DirectoryChanges, TenantStorageService, TenantConnections, TenantDirectory, MigrationService];
+const PROVIDERS = [DirectoryRepository, DirectoryChanges, AuthStateCache, TenantStorageService, TenantConnections, TenantDirectory, MigrationService];
 
 /**
  * Tenancy: the sole owner of the main database's directory tables (`tenants`,

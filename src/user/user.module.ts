@@ -5,6 +5,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { PasswordHasher } from './password-hasher';
 import { UserController } from './user.controller';
+import { UserAuthStates } from './user-auth-states';
 import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
 
@@ -12,7 +13,7 @@ import { UserService } from './user.service';
 @Module({
   imports: [SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
-  providers: [UserRepository, PasswordHasher, UserService],
-  exports: [UserRepository, PasswordHasher, UserService],
+  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService],
+  exports: [UserRepository, UserAuthStates, PasswordHasher, UserService],
 })
 export class UserModule {}

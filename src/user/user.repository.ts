@@ -16,8 +16,10 @@ export interface UserAuthState {
   credentialVersion: number;
   keptTokenJti: string | null;
   credentialsChangedAt: Date | null;
-  /** For a token of a session (`sid`): whether that session is live (of this user, not revoked, not past its lifetime); null without a session. */
-  sessionActive: boolean | null;
+  /** For a token of a session (`sid`): whether that session exists for this user and was not revoked; null without a session. */
+  sessionLive: boolean | null;
+  /** That session's end of life; null without a session. See `sessionActive()`. */
+  sessionExpiresAt: Date | null;
 }
 
 export interface UserFilter {
@@ -57,8 +59,8 @@ export class UserRepository {
     const rows = await db.read<UserAuthState>(
       `SELECT u.id, u.sector_id AS "sectorId", u.username, u.is_admin AS "isAdmin", u.credential_version AS "credentialVersion",
               u.kept_token_jti AS "keptTokenJti", u.credentials_changed_at AS "credentialsChangedAt",
-              CASE WHEN $2::uuid IS NULL THEN NULL
-                   ELSE (s.id IS NOT NULL AND s.revoked_at IS NULL AND s.expires_at > now()) END AS "sessionActive"
+              CASE WHEN $2::uuid IS NULL THEN NULL ELSE (s.id IS NOT NULL AND s.revoked_at IS NULL) END AS "sessionLive",
+              s.expires_at AS "sessionExpiresAt"
          FROM users u LEFT JOIN sessions s ON s.id = $2::uuid AND s.user_id = u.id
         WHERE u.id = $1`,
       [id, sessionId ?? null],
@@ -228,4 +230,9 @@ export class UserRepository {
     );
     return row;
   }
+}
+
+/** Whether the session of a token is live now: not revoked and not past its end of life. */
+export function sessionActive(state: UserAuthState, now = Date.now()): boolean {
+  return state.sessionLive === true && state.sessionExpiresAt !== null && new Date(state.sessionExpiresAt).getTime() > now;
 }

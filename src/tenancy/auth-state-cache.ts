@@ -1,0 +1,215 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { TenantEntity } from './tenant.entity';
+import { TenantStorageService } from './tenant-storage';
+
+/** The channel the tenant schema's triggers notify on (migration AuthChangeNotifications). */
+export const AUTH_CHANNEL = 'iam_auth';
+
+/** Entries of one database before its cache is emptied and refilled. */
+const MAX_ENTRIES_PER_DATABASE = 20_000;
+/** A database whose listener failed is read through, without a cache, for this long. */
+const RETRY_AFTER_MS = 5_000;
+const SWEEP_MS = 15_000;
+
+interface Entry {
+  value: unknown;
+  tag: string;
+  at: number;
+}
+
+/** One listened-to database: its LISTEN connection and what was cached under it. */
+interface Channel {
+  url: string;
+  client: Client | undefined;
+  /** True once LISTEN has answered: only then may reads be cached. */
+  live: boolean;
+  /** Bumped by every notification: a read that started before one is not cached. */
+  generation: number;
+  lastUsed: number;
+  entries: Map<string, Entry>;
+  tags: Map<string, Set<string>>;
+}
+
+/**
+ * Caches authorization state (a user's id, sector, admin flag, credential version
+ * and session state; an API token's id and sector) so that the hot path —
+ * bearer authentication and introspection — does not read the database on every
+ * request, without weakening revocation:
+ *
+ *  - A database's state is cached only while this instance holds a live LISTEN
+ *    connection on it. Triggers in the tenant schema notify on commit of any
+ *    change that matters (user deleted, moved, renamed, demoted or promoted,
+ *    password changed; session ended; API token revoked), and the named entries
+ *    are dropped when the notification arrives — on every instance.
+ *  - A read that started before a notification is not cached (generation check),
+ *    so a value read just before a commit never outlives it.
+ *  - When a listener fails, everything cached under it is dropped at once and the
+ *    database is read through until a new listener is live. Entries also expire
+ *    after AUTH_CACHE_TTL_MS as a last resort.
+ *  - At most AUTH_CACHE_DATABASES databases are listened to (one connection each);
+ *    others are read through. Listeners unused for TENANT_IDLE_TIMEOUT_MS close.
+ *
+ * Nothing negative is cached: a token or user created a moment ago is found.
+ */
+@Injectable()
+export class AuthStateCache implements OnApplicationShutdown {
+  private readonly logger = new Logger('AuthStateCache');
+  private readonly channels = new Map<string, Channel>();
+  private readonly failedAt = new Map<string, number>();
+  /** Each tenant's database URL (building one parses a URL; tenants never move). */
+  private readonly urls = new Map<string, string>();
+  private readonly sweeper: NodeJS.Timeout | undefined;
+  private stopped = false;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly storage: TenantStorageService,
+  ) {
+    if (config.authCacheDatabases > 0) {
+      this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+      this.sweeper.unref();
+    }
+  }
+
+  /**
+   * `load()`'s answer, from the cache when a live one holds it under `key` (in the
+   * tenant's database); a non-null answer is cached under `key` and invalidated by
+   * notifications naming `tagOf(value)`.
+   */
+  async read<T>(tenant: TenantEntity, key: string, load: () => Promise<T | null>, tagOf: (value: T) => string): Promise<T | null> {
+    const channel = this.channelFor(tenant);
+    if (!channel) return load();
+    const now = Date.now();
+    channel.lastUsed = now;
+    const hit = channel.entries.get(key);
+    if (hit) {
+      if (now - hit.at < this.config.authCacheTtlMs) {
+        this.hits++;
+        return hit.value as T;
+      }
+      this.forget(channel, key, hit.tag);
+    }
+    this.misses++;
+    const cacheable = channel.live;
+    const generation = channel.generation;
+    const value = await load();
+    if (value !== null && cacheable && channel.live && channel.generation === generation && this.channels.get(channel.url) === channel) {
+      if (channel.entries.size >= MAX_ENTRIES_PER_DATABASE) this.clear(channel);
+      const tag = tagOf(value);
+      channel.entries.set(key, { value, tag, at: now });
+      let keys = channel.tags.get(tag);
+      if (!keys) channel.tags.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
+    return value;
+  }
+
+  /** How many databases are listened to now (for tests and metrics). */
+  get listening(): number {
+    let n = 0;
+    for (const c of this.channels.values()) if (c.live) n++;
+    return n;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweeper);
+    const channels = [...this.channels.values()];
+    this.channels.clear();
+    await Promise.all(channels.map((c) => c.client?.end().catch(() => undefined)));
+  }
+
+  private channelFor(tenant: TenantEntity): Channel | undefined {
+    if (this.config.authCacheDatabases === 0 || this.stopped) return undefined;
+    let url = this.urls.get(tenant.id);
+    if (url === undefined) {
+      url = this.storage.urlFor(tenant);
+      if (this.urls.size >= MAX_ENTRIES_PER_DATABASE) this.urls.clear();
+      this.urls.set(tenant.id, url);
+    }
+    const existing = this.channels.get(url);
+    if (existing) return existing;
+    if (this.channels.size >= this.config.authCacheDatabases) return undefined;
+    const failed = this.failedAt.get(url);
+    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return undefined;
+    const channel: Channel = { url, client: undefined, live: false, generation: 0, lastUsed: Date.now(), entries: new Map(), tags: new Map() };
+    this.channels.set(url, channel);
+    void this.listen(channel);
+    return channel;
+  }
+
+  private async listen(channel: Channel): Promise<void> {
+    const client = new Client({ connectionString: channel.url, application_name: 'iam-auth-listener', keepAlive: true });
+    channel.client = client;
+    client.on('notification', (n) => this.notified(channel, n.payload ?? '*'));
+    client.on('error', (err) => this.drop(channel, err));
+    client.on('end', () => this.drop(channel));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${AUTH_CHANNEL}`);
+      if (this.channels.get(channel.url) === channel) {
+        channel.live = true;
+        this.failedAt.delete(channel.url);
+      }
+    } catch (err) {
+      this.drop(channel, err as Error);
+    }
+  }
+
+  private notified(channel: Channel, payload: string): void {
+    channel.generation++;
+    if (payload === '*') {
+      this.clear(channel);
+      return;
+    }
+    const keys = channel.tags.get(payload);
+    if (!keys) return;
+    channel.tags.delete(payload);
+    for (const key of keys) channel.entries.delete(key);
+  }
+
+  /** Stops caching for this database: its entries go at once, reads go to the database until a new listener is live. */
+  private drop(channel: Channel, err?: Error): void {
+    if (this.channels.get(channel.url) === channel) this.channels.delete(channel.url);
+    channel.live = false;
+    channel.generation++;
+    this.clear(channel);
+    if (err && !this.stopped) {
+      this.failedAt.set(channel.url, Date.now());
+      this.logger.warn(`Listening for authorization changes failed (${err.message}); reading through until it is back`);
+    }
+    const client = channel.client;
+    channel.client = undefined;
+    void client?.end().catch(() => undefined);
+  }
+
+  private clear(channel: Channel): void {
+    channel.entries.clear();
+    channel.tags.clear();
+  }
+
+  private forget(channel: Channel, key: string, tag: string): void {
+    channel.entries.delete(key);
+    const keys = channel.tags.get(tag);
+    keys?.delete(key);
+    if (keys?.size === 0) channel.tags.delete(tag);
+  }
+
+  /** Closes listeners nobody used for TENANT_IDLE_TIMEOUT_MS and drops expired entries. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const channel of [...this.channels.values()]) {
+      if (now - channel.lastUsed > this.config.tenantIdleMs) {
+        this.drop(channel);
+        continue;
+      }
+      for (const [key, entry] of channel.entries) {
+        if (now - entry.at >= this.config.authCacheTtlMs) this.forget(channel, key, entry.tag);
+      }
+    }
+  }
+}

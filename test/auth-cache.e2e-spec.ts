@@ -1,0 +1,139 @@
+/**
+ * The authorization-state cache across instances: two applications on one main
+ * database (one deployment, two instances). Instance B serves a credential often
+ * enough to cache its state; the change is made through instance A (or by hand in
+ * SQL, bypassing every service) and B must refuse the credential as soon as the
+ * commit's notification arrives. Also: B keeps refusing correctly while its
+ * listener is down (it reads through), and the cache is really used (hits).
+ */
+import { AuthStateCache } from '../src/tenancy/auth-state-cache';
+import { createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/wait';
+
+/** How long the refusal may take to reach the other instance here (notification delivery; typically a few ms). */
+const PROPAGATION_MS = 3_000;
+
+describe.each(['pooled', 'schema'] as const)('authorization-state cache across two instances (%s tenancy)', (mode) => {
+  let a: TestApp;
+  let b: TestApp;
+  let tenant: ProvisionedTenant;
+
+  beforeAll(async () => {
+    a = await startTestApp({ tenancyMode: mode });
+    b = await startTestApp({ tenancyMode: mode, databaseName: a.databaseName });
+    tenant = await provisionTenant(a);
+  });
+
+  afterAll(async () => {
+    await b?.close({ keepDatabase: true });
+    await a?.close();
+  });
+
+  const introspectOn = (app: TestApp, caller: string, token = caller) =>
+    app.http().post('/api/v1/introspect').set('Authorization', `Bearer ${caller}`).send({ token });
+  const cacheOf = (app: TestApp) => app.app.get(AuthStateCache);
+
+  /** Serves the credential on B until its state is cached there (a request answered without a database read). */
+  async function warm(request: () => Promise<{ status: number }>, expected = 200): Promise<void> {
+    await eventually(
+      async () => {
+        const before = cacheOf(b).hits;
+        const res = await request();
+        expect(res.status).toBe(expected);
+        return cacheOf(b).hits > before;
+      },
+      10_000,
+      'a cache hit on instance B',
+    );
+  }
+
+  /** Polls B until it refuses; answers how long that took after the change returned. */
+  async function refusedOnB(request: () => Promise<{ status: number; body: { details?: Array<{ reason?: string }> } }>, status: number, reason?: string): Promise<number> {
+    const t0 = Date.now();
+    await eventually(
+      async () => {
+        const res = await request();
+        if (res.status !== status) return false;
+        if (reason) expect(res.body.details?.[0]?.reason).toBe(reason);
+        return true;
+      },
+      PROPAGATION_MS,
+      `refusal with ${status} on instance B`,
+    );
+    return Date.now() - t0;
+  }
+
+  async function newUser(isAdmin = false): Promise<{ sub: string; token: string }> {
+    const email = `u-${Math.random().toString(36).slice(2, 10)}@example.com`;
+    const sub = await createUser(a, tenant.adminToken, tenant.rootSectorID, { email, password: 'user-password-1', isAdmin });
+    return { sub, token: await a.login(email, 'user-password-1', tenant.rootSectorID) };
+  }
+
+  it('listens to the tenant database and serves repeated requests from the cache', async () => {
+    const user = await newUser();
+    await warm(() => introspectOn(b, user.token));
+    expect(cacheOf(b).listening).toBeGreaterThan(0);
+  });
+
+  it("refuses a deleted user's token on the other instance", async () => {
+    const user = await newUser();
+    await warm(() => introspectOn(b, user.token));
+    await a.http().delete(`/api/v1/users/${user.sub}`).set('Authorization', `Bearer ${tenant.adminToken}`).expect(200);
+    await refusedOnB(() => introspectOn(b, user.token), 401, 'TOKEN_INVALID');
+    // Also as the token being introspected by a valid caller.
+    const res = await introspectOn(b, tenant.adminToken, user.token);
+    expect(res.status).toBe(401);
+  });
+
+  it("takes a demoted admin's rights away on the other instance", async () => {
+    const admin = await newUser(true);
+    const list = () => b.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${admin.token}`);
+    await warm(list);
+    await a.http().put(`/api/v1/users/${admin.sub}`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ isAdmin: false, setAdminExplicitly: true }).expect(200);
+    await refusedOnB(list, 403);
+    const res = await introspectOn(b, tenant.adminToken, admin.token);
+    expect(res.status).toBe(200);
+    expect(res.body.isAdmin).toBe(false);
+  });
+
+  it('refuses a revoked API token on the other instance', async () => {
+    const created = await a.http().post(`/api/v1/sectors/${tenant.rootSectorID}/tokens`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ name: 'cache' }).expect(200);
+    const apiToken = created.body.token as string;
+    const list = () => b.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${apiToken}`);
+    await warm(list);
+    await a.http().delete(`/api/v1/sectors/${tenant.rootSectorID}/tokens/${created.body.apiToken.id}`).set('Authorization', `Bearer ${tenant.adminToken}`).expect(200);
+    await refusedOnB(list, 401, 'TOKEN_INVALID');
+  });
+
+  it('ends a logged-out session on the other instance', async () => {
+    const user = await newUser();
+    await warm(() => introspectOn(b, user.token));
+    await a.http().post('/api/v1/logout').set('Authorization', `Bearer ${user.token}`).expect(200);
+    await refusedOnB(() => introspectOn(b, user.token), 401, 'SESSION_REVOKED');
+  });
+
+  it('hears a change made by hand in SQL, bypassing the services', async () => {
+    const user = await newUser();
+    await warm(() => introspectOn(b, user.token));
+    await tenantSql(a, tenant.tenantID, 'UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [user.sub]);
+    await refusedOnB(() => introspectOn(b, user.token), 401, 'SESSION_REVOKED');
+    const admin = await newUser(true);
+    const list = () => b.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${admin.token}`);
+    await warm(list);
+    await tenantSql(a, tenant.tenantID, 'UPDATE users SET is_admin = false WHERE id = $1', [admin.sub]);
+    await refusedOnB(list, 403);
+  });
+
+  it('reads through while its listener is down, and caches again once it is back', async () => {
+    const user = await newUser();
+    await warm(() => introspectOn(b, user.token));
+    // Kill every auth listener of this deployment's databases on the server.
+    await a.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'iam-auth-listener' AND pid <> pg_backend_pid()`);
+    // A change made while nobody listens is still seen at once: nothing stale survives the lost connection.
+    await tenantSql(a, tenant.tenantID, 'DELETE FROM users WHERE id = $1', [user.sub]);
+    await refusedOnB(() => introspectOn(b, user.token), 401, 'TOKEN_INVALID');
+    const other = await newUser();
+    await warm(() => introspectOn(b, other.token));
+  });
+});
