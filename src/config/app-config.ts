@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 export type TenancyMode = 'pooled' | 'schema';
@@ -38,6 +39,10 @@ export interface AppConfig {
   bootstrapAdminEmail: string;
   bootstrapAdminPassword: string | undefined;
   bcryptCost: number;
+  /** Threads that hash passwords (each one core's worth of bcrypt). */
+  bcryptWorkers: number;
+  /** Niceness of those threads (0–19; Linux): above 0 the event loop and the database win the CPU over hashing. */
+  bcryptNice: number;
   mainPoolMax: number;
   tenantPoolMax: number;
   tenantConnectionsMax: number;
@@ -308,6 +313,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bootstrapAdminEmail,
     bootstrapAdminPassword,
     bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
+    bcryptWorkers: int(env, 'BCRYPT_WORKERS', availableParallelism(), 1, 256),
+    bcryptNice: int(env, 'BCRYPT_NICE', 10, 0, 19),
     mainPoolMax: int(env, 'DB_POOL_MAX', 20, 2, 500),
     tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
     tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),

@@ -8,7 +8,7 @@ import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
 /**
  * The password factor (operation 11). An unknown user, a user without a password
  * and a password over 72 bytes all spend one bcrypt comparison against a dummy
- * hash and answer exactly like a wrong password. bcrypt runs on libuv's pool.
+ * hash and answer exactly like a wrong password. bcrypt runs on low-priority worker threads (PasswordHasher).
  */
 @Injectable()
 export class PasswordStrategy implements FactorStrategy<string> {
