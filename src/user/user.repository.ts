@@ -47,8 +47,8 @@ const SORT_EXPRESSIONS: Record<UserSort, string> = {
 /** Users of a tenant; every method takes the tenant's database handle first. */
 @Injectable()
 export class UserRepository {
-  findById(db: TenantDb, id: string): Promise<UserEntity | null> {
-    return db.manager.getRepository(UserEntity).findOneBy({ id });
+  async findById(db: TenantDb, id: string): Promise<UserEntity | null> {
+    return (await db.findEntities(UserEntity, 'id = $1', [id]))[0] ?? null;
   }
 
   /**
