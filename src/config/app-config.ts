@@ -319,7 +319,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
     tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
-    authCacheDatabases: int(env, 'AUTH_CACHE_DATABASES', 50, 0, 10_000),
+    authCacheDatabases: int(env, 'AUTH_CACHE_DATABASES', 20, 0, 10_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 60_000, 100, 3_600_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

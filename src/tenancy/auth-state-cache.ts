@@ -12,6 +12,8 @@ const MAX_ENTRIES_PER_DATABASE = 20_000;
 /** A database whose listener failed is read through, without a cache, for this long. */
 const RETRY_AFTER_MS = 5_000;
 const SWEEP_MS = 15_000;
+/** A database earns a listener once it has been read this often within one sweep period: lightly used ones are read through. */
+const ADMIT_AFTER_READS = 10;
 
 interface Entry {
   value: unknown;
@@ -48,8 +50,10 @@ interface Channel {
  *  - When a listener fails, everything cached under it is dropped at once and the
  *    database is read through until a new listener is live. Entries also expire
  *    after AUTH_CACHE_TTL_MS as a last resort.
- *  - At most AUTH_CACHE_DATABASES databases are listened to (one connection each);
- *    others are read through. Listeners unused for TENANT_IDLE_TIMEOUT_MS close.
+ *  - A database is listened to (one connection each) once it is busy — read
+ *    ADMIT_AFTER_READS times within a sweep period — and at most
+ *    AUTH_CACHE_DATABASES at once; the others are read through. Listeners unused
+ *    for TENANT_IDLE_TIMEOUT_MS close.
  *
  * Nothing negative is cached: a token or user created a moment ago is found.
  */
@@ -58,6 +62,8 @@ export class AuthStateCache implements OnApplicationShutdown {
   private readonly logger = new Logger('AuthStateCache');
   private readonly channels = new Map<string, Channel>();
   private readonly failedAt = new Map<string, number>();
+  /** Reads per not-yet-listened database since the last sweep (see ADMIT_AFTER_READS). */
+  private readonly heat = new Map<string, number>();
   /** Each tenant's database URL (building one parses a URL; tenants never move). */
   private readonly urls = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout | undefined;
@@ -134,6 +140,10 @@ export class AuthStateCache implements OnApplicationShutdown {
     const existing = this.channels.get(url);
     if (existing) return existing;
     if (this.channels.size >= this.config.authCacheDatabases) return undefined;
+    const reads = (this.heat.get(url) ?? 0) + 1;
+    this.heat.set(url, reads);
+    if (reads < ADMIT_AFTER_READS) return undefined;
+    this.heat.delete(url);
     const failed = this.failedAt.get(url);
     if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return undefined;
     const channel: Channel = { url, client: undefined, live: false, generation: 0, lastUsed: Date.now(), entries: new Map(), tags: new Map() };
@@ -202,6 +212,7 @@ export class AuthStateCache implements OnApplicationShutdown {
   /** Closes listeners nobody used for TENANT_IDLE_TIMEOUT_MS and drops expired entries. */
   private sweep(): void {
     const now = Date.now();
+    this.heat.clear();
     for (const channel of [...this.channels.values()]) {
       if (now - channel.lastUsed > this.config.tenantIdleMs) {
         this.drop(channel);
