@@ -10,6 +10,8 @@ import { LinkedIdentitiesController, OAuthLoginController, OAuthProvidersControl
 import { OAuthProviderRepository } from './oauth-provider.repository';
 import { ProviderClients } from './provider-clients';
 import { ProviderConfigService } from './provider-config.service';
+import { SignInOptionsController } from './sign-in-options.controller';
+import { SignInOptionsService } from './sign-in-options.service';
 import { SocialLoginService } from './social-login.service';
 
 /**
@@ -21,7 +23,7 @@ import { SocialLoginService } from './social-login.service';
  */
 @Module({
   imports: [AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],
-  controllers: [OAuthProvidersController, OAuthLoginController, LinkedIdentitiesController],
-  providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, SocialLoginService, IdentitiesService, SocialStrategy],
+  controllers: [OAuthProvidersController, OAuthLoginController, LinkedIdentitiesController, SignInOptionsController],
+  providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, SocialLoginService, IdentitiesService, SocialStrategy, SignInOptionsService],
 })
 export class OAuthModule {}
