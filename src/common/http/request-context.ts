@@ -15,6 +15,8 @@ export interface RequestContext {
   sectorId?: string;
   /** The authenticated caller, once the role guard knows it. */
   actor?: RequestActor;
+  /** The client's User-Agent (trimmed), for the sessions a sign-in opens. */
+  userAgent?: string;
 }
 
 /** The request a piece of code runs for (set by the request-id middleware, filled in by the role guard). */

@@ -1,0 +1,61 @@
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The scenarios `BENCH_SCENARIOS` may name (comma-separated); all run when it is unset. */
+export const SCENARIOS = ['introspection', 'reads', 'login', 'mixed', 'scale-out', 'revocation', 'tenants', 'user-list'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+/** The benchmark's knobs, read once from the environment. */
+export interface BenchConfig {
+  /** The checkout whose `dist/` is measured (this one). */
+  root: string;
+  seconds: number;
+  connections: number;
+  users: number;
+  tenants: number;
+  /** Tenants whose admins sign in for the tenant-scale load (spread evenly over all of them). */
+  tenantSample: number;
+  bcryptCost: number;
+  before?: string;
+  output: string;
+  databaseUrl?: string;
+  scenarios: ReadonlySet<Scenario>;
+  cores: number;
+}
+
+function num(name: string, fallback: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min} (got ${raw})`);
+  return value;
+}
+
+function scenarios(): ReadonlySet<Scenario> {
+  const raw = process.env.BENCH_SCENARIOS?.trim();
+  if (!raw) return new Set(SCENARIOS);
+  const picked = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${SCENARIOS.join(', ')})`);
+  return new Set(picked as Scenario[]);
+}
+
+export function readConfig(): BenchConfig {
+  const root = resolve(__dirname, '..', '..', '..');
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const tenants = num('BENCH_TENANTS', 1000);
+  return {
+    root,
+    seconds: num('BENCH_SECONDS', 10, 1),
+    connections: num('BENCH_CONNECTIONS', 50, 1),
+    users: num('BENCH_USERS', 1_000_000),
+    tenants,
+    tenantSample: Math.min(tenants, num('BENCH_TENANT_SAMPLE', 250, 1)),
+    bcryptCost: num('BCRYPT_COST', 12, 4),
+    before: process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined,
+    output: process.env.BENCH_OUTPUT ? resolve(process.env.BENCH_OUTPUT) : join(root, 'bench', 'results', `bench-${stamp}.json`),
+    databaseUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined,
+    scenarios: scenarios(),
+    cores: cpus().length,
+  };
+}

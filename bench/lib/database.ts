@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { withDatabase } from '../../src/database/data-source-options';
+import { DatabaseServer, startEmbeddedPostgres } from '../../src/database/embedded-database';
+import { freePort } from './ports';
+
+/**
+ * The PostgreSQL server of a run (BENCH_DATABASE_URL / TEST_DATABASE_URL, else an
+ * embedded one whose log goes to a file), the databases the run creates on it (each
+ * deployment gets a `bench_<hex>` main database; its tenant databases share the
+ * prefix) and the statistics the scenarios read.
+ */
+export class BenchDatabases {
+  private readonly created: string[] = [];
+
+  private constructor(
+    readonly serverUrl: string,
+    readonly port: number,
+    private readonly admin: Client,
+    private readonly server?: DatabaseServer,
+    /** The embedded cluster's folder, removed once it has stopped. */
+    private readonly serverDir?: string,
+  ) {}
+
+  static async open(databaseUrl: string | undefined, runDir: string): Promise<BenchDatabases> {
+    let server: DatabaseServer | undefined;
+    let url = databaseUrl;
+    let dir: string | undefined;
+    if (!url) {
+      dir = mkdtempSync(join(tmpdir(), 'iam-bench-pg-'));
+      chmodSync(dir, 0o755);
+      server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'postgres', logFile: join(runDir, 'postgres.log') });
+      url = server.url;
+    }
+    const admin = new Client({ connectionString: url, application_name: 'iam-bench' });
+    await admin.connect();
+    return new BenchDatabases(url, Number(new URL(url).port || 5432), admin, server, dir);
+  }
+
+  /** A fresh, empty main database; returns its URL and name (the prefix of its tenant databases). */
+  async create(): Promise<{ url: string; name: string }> {
+    const name = `bench_${randomBytes(4).toString('hex')}`;
+    await this.admin.query(`CREATE DATABASE "${name}"`);
+    this.created.push(name);
+    return { url: withDatabase(this.serverUrl, name), name };
+  }
+
+  /** Open server connections to a deployment's databases, by application name. */
+  async connections(prefix: string): Promise<{ total: number; byApplication: Record<string, number> }> {
+    const { rows } = await this.admin.query<{ app: string; n: number }>(
+      `SELECT coalesce(nullif(application_name, ''), '?') AS app, count(*)::int AS n FROM pg_stat_activity WHERE starts_with(datname, $1) GROUP BY 1 ORDER BY 1`,
+      [prefix],
+    );
+    const byApplication = Object.fromEntries(rows.map((r) => [r.app, r.n]));
+    return { total: rows.reduce((s, r) => s + r.n, 0), byApplication };
+  }
+
+  /** Committed transactions so far in a deployment's databases (pg_stat_database). */
+  async commits(prefix: string): Promise<number> {
+    const { rows } = await this.admin.query<{ n: string }>(`SELECT coalesce(sum(xact_commit), 0)::bigint AS n FROM pg_stat_database WHERE starts_with(datname, $1)`, [prefix]);
+    return Number(rows[0].n);
+  }
+
+  async close(): Promise<void> {
+    try {
+      for (const name of this.created) {
+        const { rows } = await this.admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [name]);
+        for (const row of rows) await this.admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+      }
+    } finally {
+      await this.admin.end();
+      await this.server?.stop();
+      if (this.serverDir) rmSync(this.serverDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * TCP connections a process holds to the database server's port, read from /proc
+ * (its socket inodes matched against /proc/net/tcp{,6}): a per-instance count even
+ * when several instances share one database and one application name.
+ */
+export function processConnections(pid: number, port: number): number | null {
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]);
+      } catch {
+        /* closed meanwhile */
+      }
+    }
+    const portHex = port.toString(16).toUpperCase().padStart(4, '0');
+    let n = 0;
+    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      let text = '';
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const line of text.split('\n').slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        // cols: sl local_address rem_address st ... inode(9); state 01 = ESTABLISHED
+        if (cols.length > 9 && cols[2].endsWith(`:${portHex}`) && cols[3] === '01' && inodes.has(cols[9])) n++;
+      }
+    }
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident memory of a process in MiB (VmRSS from /proc/<pid>/status), or null when unreadable. */
+export function rssMiB(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}

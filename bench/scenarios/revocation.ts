@@ -1,0 +1,128 @@
+import { BenchContext, introspectionRequest, Target } from '../lib/context';
+import { apiToken, userWithToken } from '../lib/fixture';
+import { call, Json, ok } from '../lib/http';
+import { figures, percentile, round, sleep, startLoad } from '../lib/load';
+import { fmt, log } from '../lib/report';
+import { ServiceInstance } from '../lib/service';
+
+const GIVE_UP_MS = 5000;
+const POLL_GAP_MS = 2;
+
+/** One kind of change: prepare a credential, the probe on B that it answers, the change on A, and B's refusal. */
+interface Kind {
+  name: string;
+  refused: number;
+  prepare(): Promise<{ probe: (base: string) => Promise<{ status: number; body: Json }>; change: () => Promise<unknown> }>;
+}
+
+interface Sample {
+  /** From A's answer to the change until B's first refusal (ms); null when B never refused within 5 s. */
+  afterAnswerMs: number | null;
+  /** From the moment the change was sent. */
+  afterRequestMs: number | null;
+  polls: number;
+  /** When B never refused: whether A itself refused the credential by then (false: the change did not take at all). */
+  refusedOnA?: boolean;
+}
+
+async function measure(kind: Kind, b: string, a: string): Promise<Sample> {
+  const { probe, change } = await kind.prepare();
+  // B must accept the credential first (and has it in whatever cache it keeps).
+  for (let i = 0; i < 3; i++) {
+    const { status, body } = await probe(b);
+    if (status !== 200) throw new Error(`${kind.name}: B answered ${status} before the change: ${JSON.stringify(body)}`);
+  }
+  const sent = performance.now();
+  await change();
+  const answered = performance.now();
+  let polls = 0;
+  while (performance.now() - answered < GIVE_UP_MS) {
+    polls++;
+    const { status, body } = await probe(b);
+    if (status === kind.refused) {
+      const at = performance.now();
+      return { afterAnswerMs: round(at - answered, 1), afterRequestMs: round(at - sent, 1), polls };
+    }
+    if (status !== 200) throw new Error(`${kind.name}: B answered ${status}, expected 200 or ${kind.refused}: ${JSON.stringify(body)}`);
+    await sleep(POLL_GAP_MS);
+  }
+  return { afterAnswerMs: null, afterRequestMs: null, polls, refusedOnA: (await probe(a)).status === kind.refused };
+}
+
+/**
+ * Scenario 5: a change made on instance A, instance B polled (a request every few
+ * ms) with the affected credential until it refuses it, while B serves
+ * introspection load. Repeated BENCH_REVOCATION_REPS times (10) per kind.
+ */
+export async function revocationScenario(ctx: BenchContext, main: Target, b: ServiceInstance): Promise<void> {
+  const { report } = ctx;
+  const reps = Number(process.env.BENCH_REVOCATION_REPS ?? 10);
+  const A = main.instance.base;
+  const B = b.base;
+  const t = main.tenant;
+  const kinds: Kind[] = [
+    {
+      name: "deleted user's token (introspection on B)",
+      refused: 401,
+      prepare: async () => {
+        const u = await userWithToken(A, t);
+        return {
+          probe: (base) => call('POST', `${base}/api/v1/introspect`, { token: u.token }, t.adminToken),
+          change: () => ok('DELETE', `${A}/api/v1/users/${u.sub}`, undefined, t.adminToken),
+        };
+      },
+    },
+    {
+      name: 'demoted admin (GET /api/v1/sectors on B → 403)',
+      refused: 403,
+      prepare: async () => {
+        const u = await userWithToken(A, t, true);
+        return {
+          probe: (base) => call('GET', `${base}/api/v1/sectors`, undefined, u.token),
+          change: () => ok('PUT', `${A}/api/v1/users/${u.sub}`, { isAdmin: false, setAdminExplicitly: true }, t.adminToken),
+        };
+      },
+    },
+    {
+      name: 'revoked API token (settings on B → 401)',
+      refused: 401,
+      prepare: async () => {
+        const k = await apiToken(A, t);
+        return {
+          probe: (base) => call('GET', `${base}/api/v1/sectors/${t.sectorID}/settings`, undefined, k.token),
+          change: () => ok('DELETE', `${A}/api/v1/sectors/${t.sectorID}/tokens/${k.id}`, undefined, t.adminToken),
+        };
+      },
+    },
+  ];
+
+  const background = startLoad({ ...introspectionRequest(B, t.adminToken), connections: 20, duration: 3600 });
+  const results: Record<string, { samples: Sample[]; p50Ms: number | null; maxMs: number | null; never: number }> = {};
+  try {
+    for (const kind of kinds) {
+      log(`revocation: ${kind.name} ×${reps}`);
+      const samples: Sample[] = [];
+      for (let i = 0; i < reps; i++) samples.push(await measure(kind, B, A));
+      const delays = samples.map((s) => s.afterAnswerMs).filter((d): d is number => d !== null);
+      const never = samples.length - delays.length;
+      const p50 = delays.length ? percentile(delays, 50) : null;
+      const max = delays.length ? Math.max(...delays) : null;
+      results[kind.name] = { samples, p50Ms: p50, maxMs: max, never };
+      report.row({
+        metric: `revocation on B: ${kind.name}`,
+        value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms${never ? `, ${never}× never` : ''}`,
+        baseline: `${reps} changes on A`,
+        ratio: '',
+        goal: 'refused within 5 s, every time',
+        pass: never === 0,
+      });
+      const notOnA = samples.filter((s) => s.afterAnswerMs === null && !s.refusedOnA).length;
+      if (never) report.fail(`revocation: ${kind.name} — B still accepted the credential 5 s after the change in ${never} of ${reps} repetitions${notOnA ? ` (A too in ${notOnA}: the change did not take)` : ''}`);
+      log(`revocation: ${kind.name}: p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, never ${never}`);
+    }
+  } finally {
+    background.stop();
+    const load = figures(await background.done);
+    report.set('revocation', { repetitions: reps, pollGapMs: POLL_GAP_MS, giveUpMs: GIVE_UP_MS, backgroundLoadOnB: load, kinds: results });
+  }
+}
