@@ -595,4 +595,201 @@ describe('user list (operation 6)', () => {
       expectWireError(await list(memberToken, S), 403, 7, 'ROLE_REQUIRED');
     });
   });
+
+  /**
+   * Listing at scale (docs/decisions.md): counts come from trigger-kept counters or
+   * the narrow search documents, and a page past the middle is read from the other
+   * end. Both must stay exact and in order, whatever wrote the rows — the API or a
+   * bulk SQL statement — so here the database itself is the oracle.
+   */
+  describe('exact counts and pages at scale', () => {
+    let W: string;
+    let V: string;
+    const wList = (query: Record<string, string | number | boolean> = {}) => list(T.adminToken, W, query);
+    const truth = async (where: string, params: unknown[] = [], order = 'created_at, id'): Promise<string[]> =>
+      (await tenantSql(t, T.tenantID, `SELECT id FROM users u WHERE sector_id = $1 AND ${where} ORDER BY ${order}`, [W, ...params])).map((r) => r.id as string);
+    const SEARCH = "strpos(lower(u.name || chr(1) || u.email || chr(1) || u.username), lower($2)) > 0";
+
+    /** Every page of `query` (pageSize 7), checked against the ids the database orders itself. */
+    async function expectPages(query: Record<string, string | number | boolean>, expected: string[]): Promise<void> {
+      const pages = Math.ceil(expected.length / 7);
+      const seen: string[] = [];
+      for (let page = 1; page <= pages + 1; page++) {
+        const res = await wList({ ...query, pageSize: 7, page });
+        expect(res.status).toBe(200);
+        expect({ totalCount: res.body.totalCount, totalPages: res.body.totalPages }).toEqual({ totalCount: expected.length, totalPages: pages });
+        seen.push(...subs(res.body.users));
+      }
+      expect(seen).toEqual(expected);
+    }
+
+    beforeAll(async () => {
+      W = await createSector(t, T.adminToken);
+      // 150 users in one bulk statement (as an import would write them), a few through the API.
+      await tenantSql(
+        t,
+        T.tenantID,
+        `INSERT INTO users (id, sector_id, username, email, email_verified, name, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'bulk' || i, 'bulk' || i || '@scale' || (i % 7) || '.test', i % 3 = 0,
+                (ARRAY['Alice','Bob','Carol','Dave','Eve'])[1 + i % 5] || ' ' || md5(i::text),
+                now() - make_interval(secs => i), now() - make_interval(secs => i % 11)
+         FROM generate_series(1, 150) AS i`,
+        [W],
+      );
+      V = await createSector(t, T.adminToken);
+      // Repeated names and update times, so ties are broken by id.
+      await tenantSql(
+        t,
+        T.tenantID,
+        `INSERT INTO users (id, sector_id, username, email, email_verified, name, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'deep' || i, 'deep' || i || '@deep.test', i % 3 = 0, 'Name ' || (i % 40),
+                now() - make_interval(secs => i), now() - make_interval(secs => i % 13)
+         FROM generate_series(1, 2400) AS i`,
+        [V],
+      );
+      await pool(['alice', 'malice', 'bob'], 3, (name, i) => createUser(t, T.adminToken, W, { email: `api${i}@scale.test`, password: `pw-scale-${i}-secret`, profile: { name } }));
+    }, 60_000);
+
+    it.each([
+      ['no filter', {}, 'true', []],
+      ['filterVerified=true', { filterVerified: 'true' }, 'email_verified', []],
+      ['filterVerified=false', { filterVerified: 'false' }, 'NOT email_verified', []],
+      ['searchTerm=alice (broad)', { searchTerm: 'alice' }, SEARCH, ['alice']],
+      ['searchTerm=BULK12 (selective)', { searchTerm: 'BULK12' }, SEARCH, ['BULK12']],
+      ['searchTerm=scale3 + filterVerified=true', { searchTerm: 'scale3', filterVerified: 'true' }, `${SEARCH} AND email_verified`, ['scale3']],
+      ['filterEmail', { filterEmail: 'BULK42@scale0.test' }, "lower(email) = 'bulk42@scale0.test'", []],
+    ] as Array<[string, Record<string, string>, string, unknown[]]>)('%s: exact totalCount, every page in order', async (_label, query, where, params) => {
+      const expected = await truth(where, params);
+      expect(expected.length).toBeGreaterThan(0);
+      await expectPages(query, expected);
+    });
+
+    it.each([
+      ['name', false, 'lower(name), id'],
+      ['name', true, 'lower(name) DESC, id DESC'],
+      ['updated_at', true, 'updated_at DESC, id DESC'],
+      ['email', false, 'lower(email), id'],
+    ] as Array<[SortBy, boolean, string]>)('filterVerified=true, sortBy=%s desc=%s: pages past the middle match the forward order', async (sortBy, desc, order) => {
+      await expectPages({ filterVerified: 'true', sortBy, sortDesc: desc }, await truth('email_verified', [], order));
+    });
+
+    it.each([
+      [{}, 'true', 'created_at, id'],
+      [{ sortBy: 'name', sortDesc: true }, 'true', 'lower(name) DESC, id DESC'],
+      [{ filterVerified: 'false', sortBy: 'email' }, 'NOT email_verified', 'lower(email), id'],
+      [{ filterVerified: 'true', sortBy: 'updated_at', sortDesc: true }, 'email_verified', 'updated_at DESC, id DESC'],
+    ] as Array<[Record<string, string | boolean>, string, string]>)('past offset 1000 (%j): every page of 2,400 users in order, read from the nearer end', async (query, where, order) => {
+      const expected = (await tenantSql(t, T.tenantID, `SELECT id FROM users WHERE sector_id = $1 AND ${where} ORDER BY ${order}`, [V])).map((r) => r.id as string);
+      const pages = Math.ceil(expected.length / 100);
+      const seen: string[] = [];
+      for (let page = 1; page <= pages; page++) {
+        const res = await list(T.adminToken, V, { ...query, pageSize: 100, page });
+        expect({ status: res.status, totalCount: res.body.totalCount }).toEqual({ status: 200, totalCount: expected.length });
+        seen.push(...subs(res.body.users));
+      }
+      expect(seen).toEqual(expected);
+      const past = await list(T.adminToken, V, { ...query, pageSize: 100, page: pages + 1 });
+      expect({ users: past.body.users, totalCount: past.body.totalCount }).toEqual({ users: [], totalCount: expected.length });
+    });
+
+    it('skipTotalCount=true: a searched list answers the same pages with a lower-bound total; unsearched lists stay exact', async () => {
+      const expected = await truth(SEARCH, ['bulk']);
+      expect(expected.length).toBeGreaterThan(14);
+      const pages = Math.ceil(expected.length / 7);
+      const seen: string[] = [];
+      for (let page = 1; page <= pages; page++) {
+        const res = await wList({ searchTerm: 'bulk', skipTotalCount: true, pageSize: 7, page });
+        expect(res.status).toBe(200);
+        const upTo = Math.min(page * 7, expected.length);
+        const more = page < pages;
+        expect({ totalCount: res.body.totalCount, totalPages: res.body.totalPages, currentPage: res.body.currentPage }).toEqual({
+          totalCount: upTo + (more ? 1 : 0),
+          totalPages: more ? page + 1 : page,
+          currentPage: page,
+        });
+        seen.push(...subs(res.body.users));
+      }
+      expect(seen).toEqual(expected);
+      // Past the end a page proves nothing: counted.
+      expect((await wList({ searchTerm: 'bulk', skipTotalCount: true, pageSize: 7, page: pages + 3 })).body).toMatchObject({ users: [], totalCount: expected.length });
+      expect((await wList({ skipTotalCount: true, pageSize: 7 })).body.totalCount).toBe((await truth('true')).length);
+      expect((await wList({ filterEmail: 'bulk42@scale0.test', skipTotalCount: 'false' })).body.totalCount).toBe(1);
+      expectWireError(await wList({ skipTotalCount: 'perhaps' }), 400, 3, 'VALIDATION_FAILED', { fields: ['skipTotalCount'] });
+    });
+
+    it('the last, partial page and a page past the end', async () => {
+      const all = await truth('true');
+      const last = Math.ceil(all.length / 20);
+      const res = await wList({ page: last });
+      expect(subs(res.body.users)).toEqual(all.slice((last - 1) * 20));
+      expect((await wList({ page: last + 1 })).body).toEqual({ users: [], totalCount: all.length, totalPages: last, currentPage: last + 1 });
+      expect((await wList({ page: 1_000_000 })).body.users).toEqual([]);
+    });
+
+    it('counts and search follow every change: API and SQL updates, deletes, another sector untouched', async () => {
+      const count = async (query: Record<string, string> = {}) => (await wList(query)).body.totalCount as number;
+      const before = { all: await count(), verified: await count({ filterVerified: 'true' }), unverified: await count({ filterVerified: 'false' }) };
+      const otherBefore = (await list(T.adminToken, S, {})).body.totalCount;
+      const [target] = await truth("name = 'malice'");
+
+      // An admin verifies the email and renames the user: the verified count and the search follow.
+      const put = await t.http().put(`/api/v1/users/${target}`).set('Authorization', `Bearer ${T.adminToken}`).send({ profile: { emailVerified: true, name: 'Mallory', email: 'mallory@scale.test' } });
+      expect(put.status).toBe(200);
+      expect(await count({ filterVerified: 'true' })).toBe(before.verified + 1);
+      expect(await count({ filterVerified: 'false' })).toBe(before.unverified - 1);
+      expect(subs((await wList({ searchTerm: 'mallory' })).body.users)).toEqual([target]);
+      expect(await count({ searchTerm: 'malice' })).toBe(0);
+
+      // A bulk SQL update of the verified flag and a bulk delete.
+      await tenantSql(t, T.tenantID, "UPDATE users SET email_verified = NOT email_verified WHERE sector_id = $1 AND username LIKE 'bulk1%'", [W]);
+      await tenantSql(t, T.tenantID, "DELETE FROM users WHERE sector_id = $1 AND username LIKE 'bulk2%'", [W]);
+      const all = await truth('true');
+      expect(await count()).toBe(all.length);
+      expect(await count({ filterVerified: 'true' })).toBe((await truth('email_verified')).length);
+      expect(await count({ filterVerified: 'false' })).toBe((await truth('NOT email_verified')).length);
+      expect(await count({ searchTerm: 'bulk2' })).toBe(0);
+      expect(await count({ searchTerm: 'bulk1' })).toBe((await truth(SEARCH, ['bulk1'])).length);
+
+      // Deleted through the API.
+      const del = await t.http().delete(`/api/v1/users/${target}`).set('Authorization', `Bearer ${T.adminToken}`);
+      expect(del.status).toBe(200);
+      expect(await count()).toBe(all.length - 1);
+      expect(await count({ searchTerm: 'mallory' })).toBe(0);
+      await expectPages({}, await truth('true'));
+      expect((await list(T.adminToken, S, {})).body.totalCount).toBe(otherBefore);
+    });
+  });
+});
+
+describe('user list of a schema-mode tenant: the counters and search documents live in its schema', () => {
+  let t: TestApp;
+  let T: ProvisionedTenant;
+  let S: string;
+  beforeAll(async () => {
+    t = await startTestApp({ tenancyMode: 'schema' });
+    T = await provisionTenant(t);
+    S = await createSector(t, T.adminToken);
+  }, 120_000);
+  afterAll(() => t?.close(), 60_000);
+
+  it('exact totalCount, search and filterVerified after API and SQL writes', async () => {
+    const list = (query: Record<string, string | number> = {}) =>
+      t.http().get(`/api/v1/sectors/${S}/users`).set('Authorization', `Bearer ${T.adminToken}`).query(query);
+    const sub = await createUser(t, T.adminToken, S, { email: 'zelda@schema.test', password: 'pw-zelda-secret-1', profile: { name: 'Zelda' } });
+    await tenantSql(
+      t,
+      T.tenantID,
+      `INSERT INTO users (id, sector_id, username, email, email_verified, name)
+       SELECT gen_random_uuid(), $1, 'row' || i, 'row' || i || '@schema.test', i % 2 = 0, 'Row ' || i FROM generate_series(1, 40) AS i`,
+      [S],
+    );
+    expect((await list()).body.totalCount).toBe(41);
+    expect((await list({ filterVerified: 'true' })).body.totalCount).toBe(20);
+    expect((await list({ searchTerm: 'ZELD' })).body).toMatchObject({ totalCount: 1, users: [expect.objectContaining({ sub })] });
+    expect((await list({ searchTerm: 'row1' })).body.totalCount).toBe(11);
+    await tenantSql(t, T.tenantID, "DELETE FROM users WHERE sector_id = $1 AND username LIKE 'row1%'", [S]);
+    expect((await list()).body.totalCount).toBe(30);
+    expect((await list({ searchTerm: 'row1' })).body.totalCount).toBe(0);
+    expect((await list({ filterVerified: 'false' })).body.totalCount).toBe(30 - (await list({ filterVerified: 'true' })).body.totalCount);
+  });
 });

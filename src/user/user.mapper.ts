@@ -1,6 +1,7 @@
 import { unixSeconds } from '../common/wire/wire';
 import { UserListItem, UserProfileInput, UserProfileResponse } from './dto/user.dto';
 import { UserAddress, UserEntity } from './user.entity';
+import type { UserListRow } from './user-list.query';
 
 export type InviteStatus = '' | 'pending' | 'active' | 'expired';
 
@@ -44,7 +45,7 @@ export function toUserProfile(u: UserEntity): UserProfileResponse {
   };
 }
 
-export function toUserListItem(u: UserEntity): UserListItem {
+export function toUserListItem(u: UserListRow): UserListItem {
   return {
     sub: u.id,
     email: u.email,

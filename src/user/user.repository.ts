@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 import { translatingUniqueViolations } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { TenantDb } from '../tenancy/tenant-db';
-import { likeEscape, Paging } from '../common/wire/paging';
+import { Paging } from '../common/wire/paging';
 import { UserSort } from './dto/user.dto';
+import { countFromCounters, REVERSE_FROM_OFFSET, UserFilter, UserListRow, UserListSpec, userCountSql, userPageSql } from './user-list.query';
 import { UserEntity } from './user.entity';
 
 export interface UserAuthState {
@@ -22,26 +22,12 @@ export interface UserAuthState {
   sessionExpiresAt: Date | null;
 }
 
-export interface UserFilter {
-  searchTerm?: string;
-  filterEmail?: string;
-  filterVerified?: boolean;
-}
+export type { UserFilter } from './user-list.query';
 
 /** The unique indexes that keep logins unambiguous, and what a violation of each means. */
 const LOGIN_CONSTRAINTS = {
   users_sector_username_key: () => DomainError.alreadyExists(Reason.USERNAME_TAKEN, 'That username is already used in this sector.'),
   users_sector_email_key: () => DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.'),
-};
-
-/** The SQL expression the trigram index users_search_trgm_idx covers. */
-const SEARCH_EXPRESSION = 'lower(u.name || chr(1) || u.email || chr(1) || u.username)';
-
-const SORT_EXPRESSIONS: Record<UserSort, string> = {
-  name: 'lower(u.name)',
-  email: 'lower(u.email)',
-  created_at: 'u.created_at',
-  updated_at: 'u.updated_at',
 };
 
 /** Users of a tenant; every method takes the tenant's database handle first. */
@@ -128,32 +114,57 @@ export class UserRepository {
     return rows.map((r) => r.id);
   }
 
-  async list(db: TenantDb, sectorId: string, filter: UserFilter, sort: UserSort, desc: boolean, p: Paging) {
-    const qb = db.manager.getRepository(UserEntity).createQueryBuilder('u').where('u.sector_id = :sectorId', { sectorId });
-    if (filter.searchTerm) {
-      qb.andWhere(`${SEARCH_EXPRESSION} LIKE :term ESCAPE '\\'`, { term: `%${likeEscape(filter.searchTerm.toLowerCase())}%` });
+  /**
+   * One page of a sector's users and the exact number the list matches
+   * (`user-list.query.ts`). An unsearched list answers its page and its count
+   * (one row of `user_list_counts`) in one statement, so in one snapshot; a deep
+   * page reads that count first to walk the sort index from the nearer end, and
+   * is read again should the count have moved meanwhile. A counted search runs
+   * beside its page on a second pooled connection — or, with `skipCount`, not at
+   * all: the total is then the lower bound the page proves (the users up to its end,
+   * plus one when a look-ahead row shows another page follows).
+   */
+  async list(
+    db: TenantDb,
+    sectorId: string,
+    filter: UserFilter,
+    sort: UserSort,
+    desc: boolean,
+    p: Paging,
+    skipCount = false,
+  ): Promise<{ items: UserListRow[]; total: number }> {
+    const spec: UserListSpec = { sectorId, filter, sort, desc, paging: p };
+    const countSql = userCountSql(spec);
+    if (!countFromCounters(filter) && skipCount) {
+      const page = userPageSql(spec, { lookAhead: true });
+      const rows = await db.read<UserListRow>(page.sql, page.params);
+      // An empty page past the start proves nothing: count then.
+      if (rows.length > 0 || p.offset === 0) {
+        const items = rows.slice(0, p.pageSize);
+        return { items, total: p.offset + items.length + (rows.length > p.pageSize ? 1 : 0) };
+      }
     }
-    if (filter.filterEmail) qb.andWhere("u.email <> '' AND lower(u.email) = lower(:email)", { email: filter.filterEmail });
-    if (filter.filterVerified !== undefined) qb.andWhere('u.email_verified = :verified', { verified: filter.filterVerified });
-    const direction = desc ? 'DESC' : 'ASC';
-    // Deferred join: the page's ids come from the sort index alone (an index-only
-    // scan, cheap even at a deep offset); only those rows are then read in full.
-    const [idRows, total] = await Promise.all([
-      qb
-        .clone()
-        .select('u.id', 'id')
-        .orderBy(SORT_EXPRESSIONS[sort], direction)
-        .addOrderBy('u.id', direction)
-        .offset(p.offset)
-        .limit(p.pageSize)
-        .getRawMany<{ id: string }>(),
-      qb.getCount(),
-    ]);
-    const ids = idRows.map((r) => r.id);
-    const rows = ids.length ? await db.manager.getRepository(UserEntity).findBy({ id: In(ids) }) : [];
-    const byId = new Map(rows.map((u) => [u.id, u]));
-    const items = ids.map((id) => byId.get(id)).filter((u): u is UserEntity => u !== undefined);
-    return { items, total };
+    if (!countFromCounters(filter)) {
+      const page = userPageSql(spec);
+      const [[{ n }], items] = await Promise.all([db.read<{ n: number }>(countSql.sql, countSql.params), db.read<UserListRow>(page.sql, page.params)]);
+      return { items, total: n };
+    }
+    let known: number | undefined;
+    if (p.offset >= REVERSE_FROM_OFFSET) {
+      [{ n: known }] = await db.read<{ n: number }>(countSql.sql, countSql.params);
+      if (p.offset >= known) return { items: [], total: known };
+    }
+    for (let attempt = 0; ; attempt++) {
+      // After two moves of the count in a row, read forwards: right whatever the count.
+      const page = userPageSql(spec, { total: attempt < 2 ? known : undefined, withCount: true });
+      const rows = await db.read<UserListRow & { total: number; ord: number | null }>(page.sql, page.params);
+      const total = rows[0].total;
+      if (page.reversed && total !== known) {
+        known = total;
+        continue;
+      }
+      return { items: rows.filter((r) => r.ord !== null), total };
+    }
   }
 
   /**

@@ -118,6 +118,7 @@ export class UserService {
       query.sortBy ?? 'created_at',
       query.sortDesc ?? false,
       p,
+      query.skipTotalCount ?? false,
     );
     return { users: items.map((u) => toUserListItem(u)), ...pageInfo(total, p) };
   }

@@ -120,6 +120,16 @@ export class ListUsersQuery {
   @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @IsIn(['true', 'false']) filterVerified?: string;
   @ApiPropertyOptional({ enum: USER_SORTS }) @IsOptional() @IsIn(USER_SORTS) sortBy?: UserSort;
   @ApiPropertyOptional() @IsOptional() @QueryBoolean() @IsBoolean() sortDesc?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'For a client that only pages forward: a searched or email-filtered list is then not counted, and `totalCount` is a lower bound — ' +
+      'the users up to the end of this page, plus one when another page follows (so `totalPages` is `currentPage + 1` while more follow). ' +
+      'Unsearched lists stay exactly counted. Default false: `totalCount` is exact.',
+  })
+  @IsOptional()
+  @QueryBoolean()
+  @IsBoolean()
+  skipTotalCount?: boolean;
 }
 
 export class UserListItem {
