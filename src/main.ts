@@ -12,6 +12,7 @@ import { createValidationPipe } from './common/validation/validation';
 import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
+import { headersSetBy, IntrospectionFastPath } from './introspection/introspection-fast-path';
 import { setupOpenApi } from './openapi';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -69,6 +70,8 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.use(helmet(SECURITY_HEADERS));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config.publicUrl);
+  // The token hot path, in front of either adapter (src/introspection/introspection-fast-path.ts).
+  app.get(IntrospectionFastPath).install(app.getHttpServer(), headersSetBy(helmet(SECURITY_HEADERS)));
   return app;
 }
 

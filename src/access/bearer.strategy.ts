@@ -9,6 +9,15 @@ import { Principal } from './principal';
 
 export const BEARER_STRATEGY = 'bearer';
 
+/** The credential of an `Authorization: Bearer <credential>` header; CREDENTIAL_MISSING otherwise. */
+export function bearerCredential(header: string | undefined): string {
+  const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
+  if (!match) {
+    throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A bearer credential is required (Authorization: Bearer <token>).');
+  }
+  return match[1];
+}
+
 /** Passport strategy: the credential travels only as `Authorization: Bearer <credential>`. */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) {
@@ -17,11 +26,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) 
   }
 
   async validate(req: IncomingRequest): Promise<Principal> {
-    const header = headerValue(req, 'authorization');
-    const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
-    if (!match) {
-      throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A bearer credential is required (Authorization: Bearer <token>).');
-    }
-    return this.credentials.authenticate(match[1]);
+    return this.credentials.authenticate(bearerCredential(headerValue(req, 'authorization')));
   }
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { KeysModule } from '../keys/keys.module';
+import { IntrospectionFastPath } from './introspection-fast-path';
 import { IntrospectionController } from './introspection.controller';
 import { IntrospectionService } from './introspection.service';
 
 /** Operation 20: backends validate access tokens of their tenant. */
-@Module({ imports: [KeysModule], controllers: [IntrospectionController], providers: [IntrospectionService] })
+@Module({ imports: [KeysModule, HealthModule], controllers: [IntrospectionController], providers: [IntrospectionService, IntrospectionFastPath] })
 export class IntrospectionModule {}

@@ -21,6 +21,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
       exception instanceof MappedError ? exception.wire : toWireError(exception, ensureRequestId(req), req.originalUrl ?? req.url);
     const adapter = this.adapterHost.httpAdapter;
     for (const [name, value] of Object.entries(wire.headers)) adapter.setHeader(res, name, value);
+    // Over any type a handler declared (e.g. text/plain for /metrics): Fastify would refuse to send an object as text.
+    adapter.setHeader(res, 'Content-Type', 'application/json; charset=utf-8');
+    // Also for errors raised before the browser policy's middleware ran (e.g. the body parser's).
+    adapter.setHeader(res, 'Cache-Control', 'no-store');
     adapter.reply(res, wire.body, wire.status);
   }
 }

@@ -1,0 +1,200 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { bearerCredential } from '../access/bearer.strategy';
+import { CredentialService } from '../access/credential.service';
+import { allows, Role } from '../access/role-matrix';
+import { actorOf } from '../audit/audit-event';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { toWireError } from '../common/errors/error-mapper';
+import { ensureRequestId, IncomingRequest } from '../common/http/request';
+import { noteRequestScope, RequestContext, requestContext, runRequestContext } from '../common/http/request-context';
+import { assertWellFormed, createValidationPipe } from '../common/validation/validation';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Lifecycle } from '../health/lifecycle';
+import { Metrics } from '../metrics/metrics.service';
+import { IntrospectDto, IntrospectionResponse } from './dto/introspection.dto';
+import { IntrospectionService } from './introspection.service';
+
+export const INTROSPECT_PATH = '/api/v1/introspect';
+/** Bodies up to this size take the fast path; bigger ones (never a real introspection) take the framework's. */
+const FAST_BODY_MAX = 16 * 1024;
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+const TOKEN_MAX = 8192;
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The token hot path: `POST /api/v1/introspect` answered ahead of the framework's
+ * pipeline, on either HTTP adapter. Every backend calls it on every request, so it
+ * skips what it does not need — routing over every route, the middleware chain,
+ * passport, rxjs, class-transformer and class-validator for a one-field body —
+ * and keeps everything the contract promises, through the same code the framework
+ * path uses: the bearer credential (CredentialService, with its cached state), the
+ * role check (the role matrix), the answer (IntrospectionService), errors mapped
+ * by `toWireError` with their headers, X-Request-Id, the request's log context,
+ * the security headers captured from the framework's own helmet configuration,
+ * `Cache-Control: no-store`, the HTTP metrics and access-log line, and the drain
+ * counter of graceful shutdown.
+ *
+ * Anything unusual goes to the framework's pipeline instead, untouched: another
+ * method or path (also a query string or trailing slash), a browser request
+ * (`Origin`: CORS is the browser policy's job), a compressed or non-UTF-8/non-JSON
+ * body, one without Content-Length or over 16 KiB, no Authorization header, or a
+ * draining instance. Within the fast path, the order of checks is the framework's:
+ * body parsing, then authentication, then validation (a body that fails the quick
+ * check is validated by the real validation pipe, so its error is the same).
+ */
+@Injectable()
+export class IntrospectionFastPath {
+  private readonly accessLog = new Logger('Access');
+  private readonly validation = createValidationPipe();
+  private securityHeaders: Array<[string, string]> = [];
+  /** Requests answered here (for tests). */
+  served = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: CredentialService,
+    private readonly introspection: IntrospectionService,
+    private readonly lifecycle: Lifecycle,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /**
+   * Puts the fast path in front of the server's request listeners (the adapter's).
+   * `securityHeaders` are the headers every response of the service carries.
+   */
+  install(server: Server, securityHeaders: Array<[string, string]>): void {
+    this.securityHeaders = securityHeaders;
+    const listeners = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.accepts(req)) {
+        this.served++;
+        void this.serve(req, res);
+        return;
+      }
+      for (const listener of listeners) listener.call(server, req, res);
+    });
+  }
+
+  private accepts(req: IncomingMessage): boolean {
+    if (req.method !== 'POST' || req.url !== INTROSPECT_PATH || this.lifecycle.draining) return false;
+    const h = req.headers;
+    if (h.origin !== undefined || h['content-encoding'] !== undefined || typeof h.authorization !== 'string') return false;
+    const type = h['content-type'];
+    if (type === undefined || !JSON_TYPE.test(type)) return false;
+    const length = Number(h['content-length']);
+    return length > 0 && length <= FAST_BODY_MAX;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const requestId = ensureRequestId(req as unknown as IncomingRequest);
+    const context: RequestContext = { requestId, clientIp: '' };
+    this.lifecycle.started();
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      this.lifecycle.finished();
+      // The finish event runs outside the request's async context: record within it (log lines carry the request).
+      requestContext.run(context, () => this.record(res.statusCode, started));
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    runRequestContext(req, context, () => {
+      this.answer(req)
+        .then((body) => this.send(res, 200, requestId, body, []))
+        .catch((err: unknown) => {
+          const wire = toWireError(err, requestId, INTROSPECT_PATH);
+          this.send(res, wire.status, requestId, wire.body, Object.entries(wire.headers));
+        });
+    });
+  }
+
+  private async answer(req: IncomingMessage): Promise<IntrospectionResponse> {
+    const body = parseStrictJson(await readBody(req));
+    const principal = await this.credentials.authenticate(bearerCredential(req.headers.authorization));
+    noteRequestScope(principal.tenant.id, principal.sectorId, actorOf(principal));
+    if (!allows(Role.AUTHENTICATED, principal)) throw DomainError.permissionDenied();
+    const token = await this.validToken(body);
+    return this.introspection.introspect(principal, token);
+  }
+
+  /** The token of a well-formed body (the quick check), else whatever the real pipe makes of it. */
+  private async validToken(body: unknown): Promise<string> {
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const token = (body as { token?: unknown }).token;
+      if (typeof token === 'string' && token.length > 0 && token.length <= TOKEN_MAX) {
+        assertWellFormed(body);
+        return token;
+      }
+    }
+    const dto = (await this.validation.transform(body, { type: 'body', metatype: IntrospectDto })) as IntrospectDto;
+    return dto.token;
+  }
+
+  private send(res: ServerResponse, status: number, requestId: string, body: unknown, extra: Array<[string, string]>): void {
+    if (res.headersSent || res.destroyed) return;
+    const payload = JSON.stringify(body);
+    res.statusCode = status;
+    for (const [name, value] of this.securityHeaders) res.setHeader(name, value);
+    for (const [name, value] of extra) res.setHeader(name, value);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(payload));
+    res.end(payload);
+  }
+
+  /** The same series and access-log line the framework path's middleware records. */
+  private record(status: number, started: bigint): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const labels = { method: 'POST', route: INTROSPECT_PATH, status: String(status) };
+    this.metrics.httpRequests.inc(labels);
+    this.metrics.httpDuration.observe(labels, seconds);
+    if (this.config.logFormat === 'json') {
+      this.accessLog.log({ method: 'POST', route: INTROSPECT_PATH, status, durationMs: Math.round(seconds * 1e5) / 100 });
+    }
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** JSON as the framework's body parser reads it: strict (an object or an array at the top), else MALFORMED_JSON. */
+function parseStrictJson(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
+  if (first === '{' || first === '[') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      /* below */
+    }
+  }
+  throw DomainError.invalidArgument('The request body is not valid JSON.', undefined, Reason.MALFORMED_JSON);
+}
+
+/**
+ * The headers a connect-style middleware sets on every response (e.g. helmet's),
+ * recorded once, so a path that bypasses the middleware chain still sends them.
+ */
+export function headersSetBy(middleware: (req: never, res: never, next: () => void) => void): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader: () => undefined,
+    getHeader: () => undefined,
+  };
+  middleware({ headers: {}, method: 'GET', url: '/' } as never, recorder as never, () => undefined);
+  return headers;
+}
