@@ -113,6 +113,18 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
     await refusedOnB(() => introspectOn(b, user.token), 401, 'SESSION_REVOKED');
   });
 
+  it("applies a sector's changed settings on the other instance (who may read users)", async () => {
+    const settings = (body: Record<string, unknown>) =>
+      a.http().put(`/api/v1/sectors/${tenant.rootSectorID}/settings`).set('Authorization', `Bearer ${tenant.adminToken}`).send(body).expect(200);
+    await settings({ AllowUserReadForNonAdmins: true });
+    const member = await newUser();
+    const list = () => b.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${member.token}`);
+    await eventually(async () => (await list()).status === 200, 5_000, 'the member reading users on B');
+    await warm(list);
+    await settings({ AllowUserReadForNonAdmins: false });
+    await refusedOnB(list, 403);
+  });
+
   it('hears a change made by hand in SQL, bypassing the services', async () => {
     const user = await newUser();
     await warm(() => introspectOn(b, user.token));

@@ -2,11 +2,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Authorization changes announce themselves: statement-level triggers on users,
- * sessions and api_tokens call pg_notify('iam_auth', …) inside the changing
+ * sessions, api_tokens and sector_settings call pg_notify('iam_auth', …) inside the changing
  * transaction, so every listening instance hears of the change exactly when it
  * commits (never before, never for a rolled-back change), whichever code path —
  * or a hand-written SQL statement — made it. Instances drop what they cached for
- * the named user or API token. Payloads: `u:<user id>`, `t:<api token id>`, or
+ * the named user, API token or sector. Payloads: `u:<user id>`, `t:<api token id>`,
+ * `s:<sector id>` (its settings), or
  * `*` (drop everything of this database) when one statement touches more than
  * 500 rows, to keep the notification queue small on bulk deletes.
  */
@@ -34,6 +35,9 @@ export class AuthChangeNotifications1763700000010 implements MigrationInterface 
             SELECT array_agg(DISTINCT 'u:' || o.user_id) INTO ids FROM old_rows o JOIN new_rows n ON n.id = o.id
              WHERE (o.user_id, o.revoked_at, o.expires_at) IS DISTINCT FROM (n.user_id, n.revoked_at, n.expires_at);
           END IF;
+        ELSIF TG_TABLE_NAME = 'sector_settings' THEN
+          -- Any settings change: some decide who may read or create users, others where credentials go.
+          SELECT array_agg(DISTINCT 's:' || o.sector_id) INTO ids FROM old_rows o;
         ELSE
           IF TG_OP = 'DELETE' THEN
             SELECT array_agg('t:' || o.id) INTO ids FROM old_rows o;
@@ -52,7 +56,7 @@ export class AuthChangeNotifications1763700000010 implements MigrationInterface 
         RETURN NULL;
       END
       $fn$`);
-    for (const table of ['users', 'sessions', 'api_tokens']) {
+    for (const table of ['users', 'sessions', 'api_tokens', 'sector_settings']) {
       await q.query(
         `CREATE TRIGGER ${table}_auth_update AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
            FOR EACH STATEMENT EXECUTE FUNCTION iam_auth_notify()`,
@@ -62,7 +66,7 @@ export class AuthChangeNotifications1763700000010 implements MigrationInterface 
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['users', 'sessions', 'api_tokens']) {
+    for (const table of ['users', 'sessions', 'api_tokens', 'sector_settings']) {
       await q.query(`DROP TRIGGER ${table}_auth_update ON ${table}`);
       await q.query(`DROP TRIGGER ${table}_auth_delete ON ${table}`);
     }

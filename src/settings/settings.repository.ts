@@ -5,8 +5,8 @@ import { SectorSettingsEntity } from './sector-settings.entity';
 /** Security settings of a tenant's sectors. */
 @Injectable()
 export class SettingsRepository {
-  find(db: TenantDb, sectorId: string): Promise<SectorSettingsEntity | null> {
-    return db.manager.getRepository(SectorSettingsEntity).findOneBy({ sectorId });
+  async find(db: TenantDb, sectorId: string): Promise<SectorSettingsEntity | null> {
+    return (await db.findEntities(SectorSettingsEntity, 'sector_id = $1', [sectorId]))[0] ?? null;
   }
 
   /** A sector's settings row with every default (the column defaults of the migration). */
