@@ -125,6 +125,24 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
     await refusedOnB(list, 403);
   });
 
+  it('refuses at once on the instance that made the change (no wait for its own notification)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const created = await a.http().post(`/api/v1/sectors/${tenant.rootSectorID}/tokens`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ name: `local-${i}` }).expect(200);
+      const apiToken = created.body.token as string;
+      const list = () => a.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${apiToken}`);
+      for (let j = 0; j < 12; j++) expect((await list()).status).toBe(200);
+      await a.http().delete(`/api/v1/sectors/${tenant.rootSectorID}/tokens/${created.body.apiToken.id}`).set('Authorization', `Bearer ${tenant.adminToken}`).expect(200);
+      expect((await list()).status).toBe(401);
+    }
+    const user = await newUser(true);
+    const read = () => a.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${user.token}`);
+    for (let j = 0; j < 12; j++) expect((await read()).status).toBe(200);
+    await a.http().put(`/api/v1/users/${user.sub}`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ isAdmin: false, setAdminExplicitly: true }).expect(200);
+    expect((await read()).status).toBe(403);
+    await a.http().post('/api/v1/logout').set('Authorization', `Bearer ${user.token}`).expect(200);
+    expect((await introspectOn(a, user.token)).status).toBe(401);
+  });
+
   it('hears a change made by hand in SQL, bypassing the services', async () => {
     const user = await newUser();
     await warm(() => introspectOn(b, user.token));

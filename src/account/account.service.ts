@@ -12,6 +12,7 @@ import { MessageKind, SectorMessages } from '../mail/sector-messages';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -56,6 +57,7 @@ export class AccountService {
     private readonly engine: SignInEngine,
     private readonly magicLink: MagicLinkStrategy,
     private readonly audit: AuditService,
+    private readonly cache: AuthStateCache,
   ) {}
 
   /** Mails a reset link when the login names an account with an email; the answer is the same either way. */
@@ -88,6 +90,7 @@ export class AccountService {
       return true;
     });
     if (!used) throw linkInvalid();
+    this.cache.forget(db.tenant, `u:${user.id}`);
     const scope = await this.scopes.byId(user.sectorId);
     const updated = await this.users.findById(scope.db, user.id);
     if (!updated) throw linkInvalid();

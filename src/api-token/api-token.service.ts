@@ -72,6 +72,7 @@ export class ApiTokenService {
         return true;
       }));
     if (!deleted) throw DomainError.notFound(Reason.API_TOKEN_NOT_FOUND, 'No such API token in this sector.');
+    this.cache.forget(scope.route.tenant, `t:${id}`);
     this.touched.delete(id);
     return { id };
   }

@@ -8,6 +8,7 @@ import { unixSeconds } from '../common/wire/wire';
 import { AccessTokenService } from '../keys/access-token.service';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -39,6 +40,7 @@ export class SessionService {
     private readonly scopes: SectorScopes,
     private readonly users: UserRepository,
     private readonly tokens: AccessTokenService,
+    private readonly cache: AuthStateCache,
   ) {}
 
   /** Starts a session for a user who has just signed in, with the sector's lifetime and idle timeout. */
@@ -87,6 +89,8 @@ export class SessionService {
     if (!outcome.session) {
       if (!outcome.replayed) throw invalid();
       await this.sessions.revoke(db, outcome.replayed);
+      // Whose session it was is not known here: drop what this instance cached of the tenant.
+      this.cache.flush(tenant);
       throw DomainError.unauthenticated(Reason.REFRESH_TOKEN_REUSED, 'The refresh token was already used; the session has been revoked.');
     }
     const session = outcome.session;
@@ -119,6 +123,7 @@ export class SessionService {
     if (caller.sessionId) {
       const db = await this.connections.db(caller.tenant);
       await this.sessions.revoke(db, caller.sessionId, caller.userId);
+      this.cache.forget(caller.tenant, `u:${caller.userId}`);
     }
     return {};
   }
@@ -133,6 +138,7 @@ export class SessionService {
     if (!isUuidLike(sessionId) || !(await this.sessions.revoke(db, sessionId, userId))) {
       throw DomainError.notFound(Reason.SESSION_NOT_FOUND, 'No such active session of this user.');
     }
+    this.cache.forget(db.tenant, `u:${userId}`);
     return { id: sessionId };
   }
 }

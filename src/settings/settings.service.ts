@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { SectorEntity } from '../sector/sector.entity';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantDb } from '../tenancy/tenant-db';
 import { resolveRelyingParty, settingsConfigureRelyingParty } from '../webauthn/relying-party';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
@@ -22,6 +23,7 @@ export class SettingsService {
   constructor(
     private readonly settings: SettingsRepository,
     private readonly audit: AuditService,
+    private readonly cache: AuthStateCache,
   ) {}
 
   async get(scope: SectorScope): Promise<SectorSettingsResponse> {
@@ -56,6 +58,7 @@ export class SettingsService {
       return updated;
     });
     if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    this.cache.forget(scope.route.tenant, `s:${sectorId}`);
     return toSettingsResponse(row);
   }
 

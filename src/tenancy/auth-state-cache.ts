@@ -97,7 +97,7 @@ export class AuthStateCache implements OnApplicationShutdown {
         this.hits++;
         return hit.value as T;
       }
-      this.forget(channel, key, hit.tag);
+      this.dropEntry(channel, key, hit.tag);
     }
     this.misses++;
     const cacheable = channel.live;
@@ -112,6 +112,24 @@ export class AuthStateCache implements OnApplicationShutdown {
       keys.add(key);
     }
     return value;
+  }
+
+  /**
+   * Drops what this instance cached under `tag` in the tenant's database, at once —
+   * called by the service that just committed a change, so the instance that made
+   * it never answers from the old state, not even before its own notification
+   * arrives. (Every other instance drops it on the notification.)
+   */
+  forget(tenant: { id: string }, tag: string): void {
+    // A tenant whose database URL was never worked out here has nothing cached here.
+    const url = this.urls.get(tenant.id);
+    const channel = url === undefined ? undefined : this.channels.get(url);
+    if (channel) this.notified(channel, tag);
+  }
+
+  /** Drops everything this instance cached from the tenant's database (a change whose tags are not known here). */
+  flush(tenant: { id: string }): void {
+    this.forget(tenant, '*');
   }
 
   /** How many databases are listened to now (for tests and metrics). */
@@ -131,12 +149,7 @@ export class AuthStateCache implements OnApplicationShutdown {
 
   private channelFor(tenant: TenantEntity): Channel | undefined {
     if (this.config.authCacheDatabases === 0 || this.stopped) return undefined;
-    let url = this.urls.get(tenant.id);
-    if (url === undefined) {
-      url = this.storage.urlFor(tenant);
-      if (this.urls.size >= MAX_ENTRIES_PER_DATABASE) this.urls.clear();
-      this.urls.set(tenant.id, url);
-    }
+    const url = this.urlOf(tenant);
     const existing = this.channels.get(url);
     if (existing) return existing;
     if (this.channels.size >= this.config.authCacheDatabases) return undefined;
@@ -150,6 +163,16 @@ export class AuthStateCache implements OnApplicationShutdown {
     this.channels.set(url, channel);
     void this.listen(channel);
     return channel;
+  }
+
+  private urlOf(tenant: TenantEntity): string {
+    let url = this.urls.get(tenant.id);
+    if (url === undefined) {
+      url = this.storage.urlFor(tenant);
+      if (this.urls.size >= MAX_ENTRIES_PER_DATABASE) this.urls.clear();
+      this.urls.set(tenant.id, url);
+    }
+    return url;
   }
 
   private async listen(channel: Channel): Promise<void> {
@@ -202,7 +225,7 @@ export class AuthStateCache implements OnApplicationShutdown {
     channel.tags.clear();
   }
 
-  private forget(channel: Channel, key: string, tag: string): void {
+  private dropEntry(channel: Channel, key: string, tag: string): void {
     channel.entries.delete(key);
     const keys = channel.tags.get(tag);
     keys?.delete(key);
@@ -219,7 +242,7 @@ export class AuthStateCache implements OnApplicationShutdown {
         continue;
       }
       for (const [key, entry] of channel.entries) {
-        if (now - entry.at >= this.config.authCacheTtlMs) this.forget(channel, key, entry.tag);
+        if (now - entry.at >= this.config.authCacheTtlMs) this.dropEntry(channel, key, entry.tag);
       }
     }
   }

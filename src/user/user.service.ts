@@ -10,6 +10,7 @@ import { newRoutedId } from '../tenancy/routed-id';
 import { TenantDb } from '../tenancy/tenant-db';
 import { pageInfo, paging } from '../common/wire/paging';
 import { unixSeconds } from '../common/wire/wire';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { ThrottleService } from '../throttle/throttle.service';
 import { accountRef } from '../throttle/throttle-policy';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
@@ -50,6 +51,7 @@ export class UserService {
     private readonly messages: SectorMessages,
     private readonly throttle: ThrottleService,
     private readonly audit: AuditService,
+    private readonly cache: AuthStateCache,
   ) {}
 
   /**
@@ -166,6 +168,7 @@ export class UserService {
       // The names of the stored fields the update sets, never their values.
       await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { fields: Object.keys(patch).sort() } });
     });
+    this.cache.forget(route.tenant, `u:${user.id}`);
     return { sub: user.id, username: user.username, sectorID: user.sectorId };
   }
 
@@ -199,6 +202,7 @@ export class UserService {
       await this.users.setPassword(tx, user.id, passwordHash, keepJti, keepSessionId);
       await this.audit.record(tx, { type: 'password.changed', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { self } });
     });
+    this.cache.forget(route.tenant, `u:${user.id}`);
     return { sub: user.id };
   }
 
@@ -210,6 +214,7 @@ export class UserService {
       await this.users.delete(tx, user.id);
       await this.audit.record(tx, { type: 'user.deleted', sectorId: user.sectorId, target: { kind: 'user', id: user.id } });
     });
+    this.cache.forget(target.scope.route.tenant, `u:${target.id}`);
     return { sub: target.id };
   }
 
