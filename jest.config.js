@@ -1,7 +1,32 @@
 /** Jest: unit specs beside the code, e2e specs under test/ on a real PostgreSQL. See docs/decisions.md (toolchain). */
 const swc = require('./.swcrc.jest.json');
 
-const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }],
+  // An ES module that @fastify/static (the docs UI on Fastify) requires: Node loads it with
+  // require(esm), Jest's module loader cannot before Node 24.9, so it is compiled to CommonJS.
+  '/node_modules/(.+/)?content-disposition/.+\\.js$': ['@swc/jest', { ...swc, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } }, swcrc: false }],
+};
+const transformIgnorePatterns = ['^(?!.*/node_modules/(.+/)?content-disposition/).*/node_modules/'];
+
+/**
+ * The e2e specs that also run on Fastify: the adapter's own checks, every OpenAPI operation
+ * (fuzz, openapi), errors and parser failures, browser HTTP (CORS, headers, docs), the SIGTERM
+ * drain and TRUST_PROXY (deployment), logs and metrics, redirects and form posts (social login),
+ * the request context (audit), the main flows (smoke, login, tokens and introspection, sessions), and the
+ * introspection fast path in front of the adapter.
+ */
+const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'introspection-fast-path'];
+
+/** The e2e specs, run once per HTTP adapter (docs/decisions.md, HTTP adapters). */
+const e2e = {
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+  transform,
+  transformIgnorePatterns,
+  testEnvironment: 'node',
+  slowTestThreshold: 20,
+};
 
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
@@ -17,13 +42,15 @@ module.exports = {
       transform,
       testEnvironment: 'node',
     },
+    { ...e2e, displayName: 'e2e', setupFiles: ['<rootDir>/test/support/express-adapter.ts'] },
+    // On Fastify (HTTP_ADAPTER=fastify for this project's specs only): the specs that reach every
+    // route and every adapter-sensitive corner, or with E2E_FASTIFY=all every spec (docs/decisions.md,
+    // HTTP adapters: the whole suite twice would take `npm test` past ten minutes).
     {
-      displayName: 'e2e',
-      rootDir: __dirname,
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      transform,
-      testEnvironment: 'node',
-      slowTestThreshold: 20,
+      ...e2e,
+      displayName: 'e2e-fastify',
+      setupFiles: ['<rootDir>/test/support/fastify-adapter.ts'],
+      ...(process.env.E2E_FASTIFY === 'all' ? {} : { testMatch: FASTIFY_SPECS.map((name) => `<rootDir>/test/${name}.e2e-spec.ts`) }),
     },
   ],
 };

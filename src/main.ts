@@ -1,13 +1,18 @@
 import 'reflect-metadata';
-import { Logger, LogLevel } from '@nestjs/common';
+import { BadRequestException, INestApplication, Logger, LogLevel, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import express, { NextFunction, Request, Response } from 'express';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
 import { BootstrapService } from './bootstrap/bootstrap.service';
 import { Lifecycle } from './health/lifecycle';
-import { toDomainError } from './common/errors/error-mapper';
+import { toDomainError, toWireError } from './common/errors/error-mapper';
+import { ensureRequestId, IncomingRequest, noteRouteTemplate } from './common/http/request';
+import { resumeRequestContext } from './common/http/request-context';
 import { createValidationPipe } from './common/validation/validation';
 import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
@@ -48,30 +53,117 @@ export function logLevels(level: AppConfig['logLevel']): LogLevel[] {
   return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
 }
 
+/** JSON bodies: up to 1 MiB, objects and arrays only (body-parser's strict mode), on both adapters. */
+const JSON_BODY = { limit: '1mb', strict: true } as const;
+/** Fastify only: path parameters as long as Express takes (its default of 100 would turn long ids into 404s). */
+const MAX_PARAM_LENGTH = 16_384;
+
 /**
- * Builds the HTTP application: JSON bodies up to 1 MiB (strict: objects and
- * arrays), the global validation pipe, the OpenAPI document. The only place that
- * knows the HTTP adapter is Express.
+ * Builds the HTTP application on the adapter HTTP_ADAPTER names: JSON bodies up
+ * to 1 MiB (strict: objects and arrays), helmet's headers, the global validation
+ * pipe, the OpenAPI document. The only place that knows the HTTP adapters: the
+ * rest of the service sees structural request/response types (src/common/http)
+ * and Nest middleware, which runs on both (Fastify through middie).
  */
-export async function createApp(config: AppConfig, databaseUrl: string): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
+export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+  const options: NestApplicationOptions = {
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
-  });
-  // Body-parser failures (malformed JSON, over 1 MiB) become domain errors here, so
-  // the global filter maps them with their own reasons like any other error.
-  const json = express.json({ limit: '1mb', strict: true });
-  app.use((req: Request, res: Response, next: NextFunction) => json(req, res, (err?: unknown) => next(err ? toDomainError(err) : undefined)));
-  app.set('trust proxy', config.trustProxy);
+  };
+  const module = AppModule.forRoot(config, databaseUrl);
+  const app = config.httpAdapter === 'fastify' ? await createFastifyApp(module, options, config) : await createExpressApp(module, options, config);
   if (config.trustProxy === true) {
     new Logger('Main').warn('TRUST_PROXY=true believes every X-Forwarded-For hop, so clients can pick the address the throttle counts; set the number of proxies or their addresses instead');
   }
-  app.set('x-powered-by', false);
-  app.use(helmet(SECURITY_HEADERS));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config.publicUrl);
   // The token hot path, in front of either adapter (src/introspection/introspection-fast-path.ts).
   app.get(IntrospectionFastPath).install(app.getHttpServer(), headersSetBy(helmet(SECURITY_HEADERS)));
+  return app;
+}
+
+type RootModule = ReturnType<typeof AppModule.forRoot>;
+
+async function createExpressApp(module: RootModule, options: NestApplicationOptions, config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module, options);
+  // The first middleware, so every answer (body-parser refusals, preflights, drain refusals) carries the headers.
+  app.use(helmet(SECURITY_HEADERS));
+  // Body-parser failures (malformed JSON, over 1 MiB) become domain errors here, so
+  // the global filter maps them with their own reasons like any other error.
+  const json = express.json(JSON_BODY);
+  app.use((req: Request, res: Response, next: NextFunction) => json(req, res, (err?: unknown) => next(err ? toDomainError(err) : undefined)));
+  app.set('trust proxy', config.trustProxy);
+  app.set('x-powered-by', false);
+  // API answers are no-store; Fastify sends no ETag either, so both adapters answer alike.
+  app.set('etag', false);
+  return app;
+}
+
+/**
+ * Fastify, made to answer exactly as Express does: the same body parser
+ * (body-parser's JSON, so the same limit, strictness, charsets, inflated
+ * encodings and errors), Express's routing leniency (case-insensitive, optional
+ * trailing slash, long parameters), the same `trust proxy` semantics (both use
+ * proxy-addr), and framework errors in the service's error body.
+ */
+async function createFastifyApp(module: RootModule, options: NestApplicationOptions, config: AppConfig): Promise<INestApplication> {
+  const adapter = new FastifyAdapter({
+    trustProxy: config.trustProxy,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Node's defaults, which Express keeps (Fastify's own: no request timeout, 72 s keep-alive).
+    requestTimeout: 300_000,
+    keepAliveTimeout: 5_000,
+    // A path Fastify cannot decode (`%zz`): a 400 in the error body, as Express's URIError becomes.
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const wire = toWireError(new BadRequestException(err.message), ensureRequestId(request.raw as unknown as IncomingRequest));
+      void reply.code(wire.status).headers(wire.headers).send(wire.body);
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, options);
+  // The first middleware (middie runs Nest's middleware in an onRequest hook, before any body is read).
+  app.use(helmet(SECURITY_HEADERS));
+  const fastify = app.getHttpAdapter().getInstance();
+  // Express 5 names a trailing wildcard (`assets/*path`); Fastify's router takes a bare `*` there. The
+  // handlers read the path from the URL, and the route template (logs, metrics) stays Nest's.
+  fastify.addHook('onRoute', (route) => {
+    route.url = route.url.replace(/\*\w+$/, '*');
+  });
+  // Middleware sees the Node request only: note the matched route for the access log and metrics.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.url !== undefined && !request.is404) noteRouteTemplate(request.raw, request.routeOptions.url);
+    done();
+  });
+  // Every body goes through one parser, body-parser's JSON as on Express, which itself decides by
+  // the Content-Type (a body of any other type is left unread, as Express leaves it). Fastify would
+  // refuse a Content-Type it cannot parse (415) before any parser runs, where Express reads on:
+  // the header is set aside until the parser, which puts it back.
+  const json = express.json(JSON_BODY);
+  const contentTypes = new WeakMap<IncomingMessage, string | string[]>();
+  const restoreContentType = (raw: IncomingMessage) => {
+    const value = contentTypes.get(raw);
+    if (value === undefined) return;
+    raw.headers['content-type'] = value as string;
+    contentTypes.delete(raw);
+  };
+  fastify.addHook('preParsing', (request, _reply, payload, done) => {
+    const value = request.raw.headers['content-type'];
+    if (value !== undefined) {
+      contentTypes.set(request.raw, value);
+      delete request.raw.headers['content-type'];
+    }
+    done(null, payload);
+  });
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (request, _payload, done) => {
+    restoreContentType(request.raw);
+    const raw = request.raw as IncomingMessage & { body?: unknown };
+    json(raw as Request, undefined as unknown as Response, (err?: unknown) => (err ? done(toDomainError(err) as Error, undefined) : done(null, raw.body)));
+  });
+  // The rest of the request runs in its context (request id, tenant) whatever the body reading did to the async context.
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    restoreContentType(request.raw);
+    resumeRequestContext(request.raw, done);
+  });
   return app;
 }
 
@@ -80,7 +172,7 @@ async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit((m) => logger.error(m));
   Logger.overrideLogger(config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel));
   let database: DatabaseServer | undefined;
-  let app: NestExpressApplication | undefined;
+  let app: INestApplication | undefined;
   let stopping = false;
   /**
    * SIGTERM (or SIGINT): readiness answers 503 at once and new requests are refused

@@ -182,6 +182,7 @@ describe('deployment details', () => {
           BOOTSTRAP_ADMIN_EMAIL: 'admin@sigterm.test',
           BOOTSTRAP_ADMIN_PASSWORD: 'sigterm-admin-pw',
           LOG_LEVEL: 'log',
+          HTTP_ADAPTER: process.env.HTTP_ADAPTER ?? 'express',
           ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Redirect, Req } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
 import { ApiBearerAuth, ApiConsumes, ApiExtraModels, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, ClientIp, Public, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
 import { Role } from '../access/role-matrix';
 import { AuthResultResponse } from '../auth/dto/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
+import { IncomingRequest, nodeRequest } from '../common/http/request';
 import { SectorScope } from '../settings/sector-scope';
 import { UserAccessQuery } from '../user/dto/user.dto';
 import {
@@ -97,8 +97,8 @@ export class OAuthLoginController {
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiOperation({ summary: "The provider's redirect as a form post (Apple's response_mode=form_post): the same as the GET callback" })
   @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?transactionID=… (or …&error=<reason>).' })
-  async callbackForm(@Param('provider') provider: string, @Req() req: IncomingMessage, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
-    return this.logins.callback(provider, await readCallbackForm(req), ip);
+  async callbackForm(@Param('provider') provider: string, @Req() req: IncomingRequest, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
+    return this.logins.callback(provider, await readCallbackForm(nodeRequest(req)), ip);
   }
 }
 

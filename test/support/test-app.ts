@@ -73,7 +73,7 @@ export async function dropTestDatabases(databaseName: string): Promise<void> {
   for (const { datname } of rows) await adminQuery(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
 }
 
-/** The configuration e2e apps boot with: on `databaseUrl`, a fresh data directory, pooled tenancy, cheap bcrypt; `env` on top. */
+/** The configuration e2e apps boot with: on `databaseUrl`, a fresh data directory, pooled tenancy, cheap bcrypt, the run's HTTP adapter; `env` on top. */
 export function testConfig(databaseUrl: string, env: Record<string, string> = {}): AppConfig {
   return loadConfig({
     NODE_ENV: 'test',
@@ -88,6 +88,8 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
     BCRYPT_COST: '4',
     LOG_LEVEL: 'error',
+    // The jest project picks the adapter (e2e: Express, e2e-fastify: Fastify; see jest.config.js).
+    HTTP_ADAPTER: process.env.HTTP_ADAPTER ?? 'express',
     ...env,
   });
 }

@@ -22,6 +22,25 @@ export interface RequestContext {
 /** The request a piece of code runs for (set by the request-id middleware, filled in by the role guard). */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
+/** Each (Node) request's context, so a later stage of the same request can re-enter it. */
+const contexts = new WeakMap<object, RequestContext>();
+
+/** Runs the rest of a request (`next`) in a new context for it. */
+export function runRequestContext(req: object, context: RequestContext, next: () => void): void {
+  contexts.set(req, context);
+  requestContext.run(context, next);
+}
+
+/**
+ * Continues a request in its context, when the code before lost it (an adapter
+ * whose body reading resumes on the socket's async context, not the request's).
+ */
+export function resumeRequestContext(req: object, next: () => void): void {
+  const context = contexts.get(req);
+  if (context === undefined || requestContext.getStore() === context) next();
+  else requestContext.run(context, next);
+}
+
 /** Records the tenant and sector of the current request, when there is one. */
 export function noteRequestScope(tenantId: string, sectorId?: string, actor?: RequestActor): void {
   const store = requestContext.getStore();

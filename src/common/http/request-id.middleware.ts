@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import { ensureRequestId, IncomingRequest, OutgoingResponse } from './request';
-import { requestContext } from './request-context';
+import { runRequestContext } from './request-context';
 
 /** Gives every request an id, echoed in the X-Request-Id response header, and runs the rest of it in its log context. */
 @Injectable()
@@ -8,6 +8,6 @@ export class RequestIdMiddleware implements NestMiddleware {
   use(req: IncomingRequest, res: OutgoingResponse, next: () => void): void {
     const requestId = ensureRequestId(req);
     res.setHeader('X-Request-Id', requestId);
-    requestContext.run({ requestId, clientIp: req.ip ?? '' }, next);
+    runRequestContext(req, { requestId, clientIp: req.ip ?? '' }, next);
   }
 }

@@ -1,4 +1,4 @@
-import { redactUrl } from './request';
+import { ensureRequestId, IncomingRequest, noteRouteTemplate, redactUrl, routeTemplate } from './request';
 
 describe('redactUrl', () => {
   it('keeps paths and harmless paging parameters, hides every other query value', () => {
@@ -9,5 +9,26 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/invite?token=abc&flag')).toBe('/invite?token=***&flag');
     expect(redactUrl('/x?%E0%A4%A=1')).toBe('/x?%E0%A4%A=***');
+  });
+});
+
+describe('a request seen by middleware and by handlers (Fastify wraps the Node request)', () => {
+  const node = (): IncomingRequest => ({ headers: {}, params: {}, query: {} });
+
+  it('gives the wrapper and its Node request one request id', () => {
+    const raw = node();
+    const id = ensureRequestId(raw);
+    expect(ensureRequestId({ ...node(), raw })).toBe(id);
+    const wrapped = { ...node(), raw: node() };
+    expect(ensureRequestId(wrapped)).toBe(ensureRequestId(wrapped.raw!));
+  });
+
+  it('labels a request by the route template noted for its Node request, else by what the framework keeps, else unmatched', () => {
+    const raw = node();
+    noteRouteTemplate(raw, '/api/v1/users/:sub');
+    expect(routeTemplate(raw)).toBe('/api/v1/users/:sub');
+    expect(routeTemplate({ ...node(), raw })).toBe('/api/v1/users/:sub');
+    expect(routeTemplate({ ...node(), route: { path: '/healthz' } } as IncomingRequest)).toBe('/healthz');
+    expect(routeTemplate(node())).toBe('unmatched');
   });
 });

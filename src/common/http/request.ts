@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * The parts of an incoming HTTP request this service reads. Structural, so no
@@ -14,6 +15,8 @@ export interface IncomingRequest {
   url?: string;
   originalUrl?: string;
   requestId?: string;
+  /** Fastify: the Node request under the framework's own (the one middleware sees). */
+  raw?: IncomingRequest;
 }
 
 export interface OutgoingResponse {
@@ -24,11 +27,18 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Keeps a well-formed incoming X-Request-Id for tracing, otherwise makes one. */
 export function ensureRequestId(req: IncomingRequest): string {
-  if (req.requestId) return req.requestId;
+  // Middleware sees Fastify's underlying Node request, handlers and filters its wrapper: one id for both.
+  const node = req.raw ?? req;
+  if (node.requestId) return node.requestId;
   const incoming = req.headers['x-request-id'];
   const value = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  req.requestId = value;
+  node.requestId = value;
   return value;
+}
+
+/** The Node request under a handler's request, e.g. to read a body the JSON parser left alone (Fastify wraps it, Express's is it). */
+export function nodeRequest(req: IncomingRequest): IncomingMessage {
+  return (req.raw ?? req) as unknown as IncomingMessage;
 }
 
 export function headerValue(req: IncomingRequest, name: string): string | undefined {
@@ -66,8 +76,18 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
-/** The matched route's template (`/api/v1/users/:sub`), never the concrete path: Express keeps it on `req.route`, Fastify on `req.routeOptions`; `unmatched` for none. */
+/** Route templates of Fastify's Node requests, noted by the adapter (middleware only sees the Node request, which does not know its route). */
+const notedRoutes = new WeakMap<object, string>();
+
+/** Records the template of the route a (Node) request matched; main.ts calls it on Fastify. */
+export function noteRouteTemplate(req: object, template: string): void {
+  notedRoutes.set(req, template);
+}
+
+/** The matched route's template (`/api/v1/users/:sub`), never the concrete path: Express keeps it on `req.route`, Fastify's is noted for the Node request (or on `req.routeOptions`); `unmatched` for none. */
 export function routeTemplate(req: IncomingRequest): string {
+  const noted = notedRoutes.get(req.raw ?? req);
+  if (noted !== undefined) return noted;
   const r = req as IncomingRequest & { route?: { path?: unknown }; routeOptions?: { url?: unknown }; baseUrl?: unknown };
   const path = typeof r.route?.path === 'string' ? r.route.path : typeof r.routeOptions?.url === 'string' ? r.routeOptions.url : undefined;
   return path === undefined ? 'unmatched' : `${typeof r.baseUrl === 'string' ? r.baseUrl : ''}${path}`;
