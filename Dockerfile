@@ -9,6 +9,8 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
 COPY bench ./bench
+# The admin console and account page (a Vite build into dist/console, served by the service).
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim AS runtime

@@ -31,6 +31,7 @@ import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { ConsoleModule } from './console/console.module';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -62,6 +63,7 @@ export class AppModule implements NestModule {
         IntrospectionModule,
         HealthModule,
         BootstrapModule,
+        ConsoleModule,
       ],
       providers: [
         { provide: APP_INTERCEPTOR, useClass: ErrorInterceptor },

@@ -1,9 +1,16 @@
-import { TemplateSet } from './mail-templates';
-
 /**
  * Built-in templates, used wherever a sector leaves its own empty. Variables:
  * code, link, email, username, sectorName, expiresInMinutes, expiresInHours.
+ * Free of imports: the console's template preview imports this file too, so both
+ * show the same defaults.
  */
+
+/** A mail's subject, text body and HTML body (Handlebars). */
+export interface TemplateSet {
+  subject: string;
+  text: string;
+  html: string;
+}
 
 export const INVITE_DEFAULTS: TemplateSet = {
   subject: 'You are invited to {{sectorName}}',

@@ -1,11 +1,8 @@
 import Handlebars from 'handlebars';
+import type { TemplateSet } from './default-templates';
 
 /** A sector's templates for one kind of mail; an empty (or blank) one means the built-in default. */
-export interface TemplateSet {
-  subject: string;
-  text: string;
-  html: string;
-}
+export type { TemplateSet };
 
 /** The documented template variables (docs/api.md, Templates); any other name renders empty. */
 export type TemplateVars = {

@@ -93,6 +93,13 @@ export class PasskeyPage {
     return credentials;
   }
 
+  /** Copies credentials (as `storedCredentials` answers them, with their private keys) into this tab's authenticator. */
+  async addCredentials(credentials: Array<Record<string, unknown>>): Promise<void> {
+    for (const credential of credentials) {
+      await this.cdp.send('WebAuthn.addCredential', { authenticatorId: this.authenticatorId, credential: credential as any });
+    }
+  }
+
   /** navigator.credentials.create() with the `options` of registration/begin; answers credential.toJSON(). */
   create(options: unknown): Promise<Record<string, any>> {
     // Runs in the page (no DOM types in this project's lib: the browser globals are reached through globalThis).

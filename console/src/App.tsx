@@ -1,0 +1,34 @@
+import { lazy, Suspense } from 'react';
+import { Navigate, Route, Routes } from 'react-router';
+import { RequireAuth } from './auth/AuthContext';
+import { Loading } from './ui';
+import { SignInPage } from './signin/SignInPage';
+import { LinkPage } from './signin/LinkPage';
+import { SignUpPage } from './signin/SignUpPage';
+import { ForgotPasswordPage } from './signin/ForgotPasswordPage';
+
+const AdminApp = lazy(() => import('./admin/AdminApp'));
+const AccountApp = lazy(() => import('./account/AccountApp'));
+
+/**
+ * The SPA's routes. `/console/*` is the admin console (console/src/admin), `/account/*`
+ * the user's own account page; each area has its sign-in page. Links mailed by the
+ * service (invitation, password reset, magic link, email verification) land on
+ * `/account/link` when the sector's MagicLinkURL points there.
+ */
+export function App() {
+  return (
+    <Suspense fallback={<main className="page"><Loading /></main>}>
+      <Routes>
+        <Route path="/console/sign-in" element={<SignInPage area="console" />} />
+        <Route path="/console/*" element={<RequireAuth area="console"><AdminApp /></RequireAuth>} />
+        <Route path="/account/sign-in" element={<SignInPage area="account" />} />
+        <Route path="/account/signup" element={<SignUpPage />} />
+        <Route path="/account/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="/account/link" element={<LinkPage />} />
+        <Route path="/account/*" element={<RequireAuth area="account"><AccountApp /></RequireAuth>} />
+        <Route path="*" element={<Navigate to="/account" replace />} />
+      </Routes>
+    </Suspense>
+  );
+}

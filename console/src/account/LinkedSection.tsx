@@ -1,0 +1,60 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useToast } from '../ui';
+import { accountApi, when, type Identity } from './accountApi';
+
+const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
+
+/** Social accounts linked to this user: list and unlink (never the last way in; the API says so). */
+export function LinkedSection({ sub }: { sub: string }) {
+  const toast = useToast();
+  const client = useQueryClient();
+  const key = ['account', sub, 'identities'];
+  const list = useQuery({ queryKey: key, queryFn: () => accountApi.identities(sub) });
+  const [unlinking, setUnlinking] = useState<Identity | null>(null);
+  const unlink = useMutation({
+    mutationFn: (i: Identity) => accountApi.unlink(sub, i.id),
+    onSuccess: () => {
+      setUnlinking(null);
+      toast('Account unlinked.');
+      void client.invalidateQueries({ queryKey: key });
+    },
+  });
+  const label = (i: Identity) => PROVIDERS[i.provider] ?? i.provider;
+  return (
+    <Section title="Linked accounts" id="linked">
+      {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.identities.length === 0 ? (
+        <EmptyState title="No linked accounts">
+          <p>Accounts you sign in with (Google, GitHub, Apple, single sign-on) appear here.</p>
+        </EmptyState>
+      ) : (
+        <ul className="item-list" aria-label="Your linked accounts">
+          {list.data.identities.map((i) => (
+            <li key={i.id}>
+              <div className="item-main">
+                <p><strong>{label(i)}</strong> {i.email}</p>
+                <p className="muted">Linked {when(i.createdAt)} · last used {when(i.lastUsedAt)}</p>
+              </div>
+              <Button variant="danger" onClick={() => setUnlinking(i)} aria-label={`Unlink ${label(i)} ${i.email}`}>Unlink</Button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={unlinking !== null}
+        title="Unlink this account?"
+        confirmLabel="Unlink"
+        danger
+        busy={unlink.isPending}
+        error={unlink.error}
+        onCancel={() => {
+          setUnlinking(null);
+          unlink.reset();
+        }}
+        onConfirm={() => unlinking && unlink.mutate(unlinking)}
+      >
+        <p>You will no longer be able to sign in with {unlinking ? label(unlinking) : ''} {unlinking?.email}.</p>
+      </ConfirmDialog>
+    </Section>
+  );
+}

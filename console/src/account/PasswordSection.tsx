@@ -1,0 +1,57 @@
+import { useMutation } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
+import { ApiError } from '../api/client';
+import { Button, ErrorMessage, Field, Section, TextInput, useToast } from '../ui';
+import { accountApi } from './accountApi';
+
+interface PasswordForm {
+  currentPassword: string;
+  newPassword: string;
+  repeat: string;
+}
+
+/** Password change: the current password, the new one twice. Other sessions end; this one stays. */
+export function PasswordSection({ sub }: { sub: string }) {
+  const toast = useToast();
+  const { register, handleSubmit, reset, formState: { errors } } = useForm<PasswordForm>({ defaultValues: { currentPassword: '', newPassword: '', repeat: '' } });
+  const change = useMutation({
+    mutationFn: (v: PasswordForm) => accountApi.changePassword(sub, v.currentPassword, v.newPassword),
+    onSuccess: () => {
+      reset();
+      toast('Password changed. Your other sessions were signed out.');
+    },
+  });
+  const api = change.error instanceof ApiError ? change.error : null;
+  const currentError = errors.currentPassword?.message ?? (api?.reason === 'INVALID_CREDENTIALS' ? 'The current password is not right.' : api?.violation('currentPassword'));
+  const newError = errors.newPassword?.message ?? api?.violation('newPassword');
+  const shown = api && (api.reason === 'INVALID_CREDENTIALS' || api.violation('newPassword') || api.violation('currentPassword')) ? null : change.error;
+
+  return (
+    <Section title="Password" id="password">
+      <form onSubmit={handleSubmit((v) => change.mutate(v))} noValidate>
+        <ErrorMessage error={shown} />
+        <Field label="Current password" error={currentError}>
+          {(p) => <TextInput {...p} type="password" autoComplete="current-password" {...register('currentPassword', { required: 'Enter your current password.' })} />}
+        </Field>
+        <div className="grid-2">
+          <Field label="New password" error={newError}>
+            {(p) => <TextInput {...p} type="password" autoComplete="new-password" {...register('newPassword', { required: 'Choose a new password.' })} />}
+          </Field>
+          <Field label="Repeat the new password" error={errors.repeat?.message}>
+            {(p) => (
+              <TextInput
+                {...p}
+                type="password"
+                autoComplete="new-password"
+                {...register('repeat', { validate: (value, all) => value === all.newPassword || 'The two new passwords differ.' })}
+              />
+            )}
+          </Field>
+        </div>
+        <div className="actions">
+          <Button type="submit" variant="primary" busy={change.isPending}>Change password</Button>
+        </div>
+      </form>
+    </Section>
+  );
+}

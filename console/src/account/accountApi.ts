@@ -1,0 +1,109 @@
+/** The account page's calls: the signed-in user's own resources (docs/api.md, Users, OTP registrations, Passkeys, Sessions, Social login). */
+import { api, seg } from '../api/client';
+
+export interface Address {
+  formatted: string;
+  streetAddress: string;
+  locality: string;
+  region: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface UserProfile {
+  sub: string;
+  name: string;
+  givenName: string;
+  familyName: string;
+  middleName: string;
+  nickname: string;
+  preferredUsername: string;
+  profile: string;
+  picture: string;
+  website: string;
+  email: string;
+  emailVerified: boolean;
+  gender: string;
+  birthdate: string;
+  zoneinfo: string;
+  locale: string;
+  phoneNumber: string;
+  phoneNumberVerified: boolean;
+  address: Address;
+  updatedAt: string;
+  createdAt: string;
+}
+
+export type FactorType = 'email' | 'sms' | 'totp';
+
+export interface OtpRegistration {
+  registrationID: string;
+  type: FactorType;
+  destination: string;
+  verified: boolean;
+}
+
+export interface NewOtpRegistration {
+  registrationID: string;
+  type: FactorType;
+  secret: string;
+  otpauthURL: string;
+}
+
+export interface Passkey {
+  id: string;
+  keyName: string;
+  createdAt: string;
+  lastUsedAt: string;
+  transports: string[];
+  backedUp: boolean;
+  aaguid: string;
+  cloneWarning: boolean;
+}
+
+export interface Identity {
+  id: string;
+  provider: string;
+  subject: string;
+  email: string;
+  createdAt: string;
+  lastUsedAt: string;
+}
+
+export interface Session {
+  id: string;
+  sectorID: string;
+  clientIP: string;
+  userAgent: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  current: boolean;
+}
+
+const user = (sub: string) => `/api/v1/users/${seg(sub)}`;
+
+export const accountApi = {
+  profile: (sub: string) => api.get<UserProfile>(user(sub)),
+  updateProfile: (sub: string, profile: Partial<Omit<UserProfile, 'address'>> & { address?: Partial<Address> }) => api.put(user(sub), { profile }),
+  sendEmailVerification: (sub: string) => api.post<{ status: string }>(`${user(sub)}/email/verify`),
+  changePassword: (sub: string, currentPassword: string, newPassword: string) => api.post(`${user(sub)}/password`, { currentPassword, newPassword }),
+  factors: (sub: string) => api.get<{ registrations: OtpRegistration[] }>(`${user(sub)}/otp-registrations`),
+  addFactor: (sub: string, type: FactorType, destination?: string) => api.post<NewOtpRegistration>(`${user(sub)}/otp-registrations`, { type, destination }),
+  verifyFactor: (sub: string, id: string, code: string) => api.post(`${user(sub)}/otp-registrations/${seg(id)}/verify`, { code }),
+  deleteFactor: (sub: string, id: string) => api.del(`${user(sub)}/otp-registrations/${seg(id)}`),
+  passkeys: (sub: string) => api.get<{ credentials: Passkey[] }>(`${user(sub)}/webauthn-credentials`),
+  renamePasskey: (sub: string, id: string, keyName: string) => api.patch<Passkey>(`${user(sub)}/webauthn-credentials/${seg(id)}`, { keyName }),
+  deletePasskey: (sub: string, id: string) => api.del(`${user(sub)}/webauthn-credentials/${seg(id)}`),
+  identities: (sub: string) => api.get<{ identities: Identity[] }>(`${user(sub)}/identities`),
+  unlink: (sub: string, id: string) => api.del(`${user(sub)}/identities/${seg(id)}`),
+  sessions: (sub: string) => api.get<{ sessions: Session[] }>(`${user(sub)}/sessions`),
+  revokeSession: (sub: string, id: string) => api.del(`${user(sub)}/sessions/${seg(id)}`),
+};
+
+/** Unix seconds (int64 string) in words; "0" is never. */
+export function when(unix: string, never = 'never'): string {
+  const n = Number(unix);
+  if (!Number.isFinite(n) || n <= 0) return never;
+  return new Date(n * 1000).toLocaleString();
+}

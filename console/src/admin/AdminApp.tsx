@@ -1,0 +1,182 @@
+import { lazy, Suspense, useState } from 'react';
+import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
+import { useAuth } from '../auth/AuthContext';
+import { Button, EmptyState, Loading, Page, Select } from '../ui';
+import './admin.css';
+import { abilitiesOf, SECTOR_SCREENS, sectorPath, type SectorScreen } from './nav';
+import { useSectorChoices, useSectorID } from './sectorContext';
+
+const TenantsPage = lazy(() => import('./tenants/TenantsPage'));
+const SectorsPage = lazy(() => import('./sectors/SectorsPage'));
+const SettingsPage = lazy(() => import('./settings/SettingsPage'));
+const UsersPage = lazy(() => import('./users/UsersPage'));
+const TokensPage = lazy(() => import('./tokens/TokensPage'));
+const OAuthPage = lazy(() => import('./oauth/OAuthPage'));
+
+/** Lets a default-sector admin pick the sector the sector screens administer (the first 100 of the tenant). */
+function SectorSwitcher() {
+  const sectorID = useSectorID();
+  const choices = useSectorChoices(true);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const screen = (SECTOR_SCREENS.find((s) => location.pathname.endsWith(`/${s.screen}`))?.screen ?? 'users') as SectorScreen;
+  if (!choices.data || choices.data.sectors.length < 2) return null;
+  const known = choices.data.sectors.some((s) => s.sectorID === sectorID);
+  return (
+    <div className="sector-switcher">
+      <label htmlFor="sector-switcher">Sector</label>
+      <Select id="sector-switcher" value={sectorID} onChange={(e) => navigate(sectorPath(e.target.value, screen))}>
+        {!known ? <option value={sectorID}>{sectorID}</option> : null}
+        {choices.data.sectors.map((s) => (
+          <option key={s.sectorID} value={s.sectorID}>
+            {s.name}
+            {s.isDefault ? ' (default)' : ''}
+          </option>
+        ))}
+      </Select>
+    </div>
+  );
+}
+
+function AdminLayout() {
+  const { me, signOut } = useAuth();
+  const navigate = useNavigate();
+  const can = abilitiesOf(me);
+  const sectorID = useSectorID();
+  const [signingOut, setSigningOut] = useState(false);
+  const out = async () => {
+    setSigningOut(true);
+    await signOut();
+    navigate('/console/sign-in', { replace: true });
+  };
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header admin-header">
+        <Link className="brand" to="/console">
+          Identity console
+        </Link>
+        <nav aria-label="Console">
+          <ul>
+            {can.tenants ? (
+              <li>
+                <NavLink to="/console/tenants">Tenants</NavLink>
+              </li>
+            ) : null}
+            {can.sectors ? (
+              <li>
+                <NavLink to="/console/sectors" end>
+                  Sectors
+                </NavLink>
+              </li>
+            ) : null}
+            {can.sectorAdmin
+              ? SECTOR_SCREENS.map((s) => (
+                  <li key={s.screen}>
+                    <NavLink to={sectorPath(sectorID, s.screen)}>{s.label}</NavLink>
+                  </li>
+                ))
+              : null}
+            <li>
+              <Link to="/account">My account</Link>
+            </li>
+          </ul>
+        </nav>
+        <div className="admin-header__user">
+          {can.anySector ? <SectorSwitcher /> : null}
+          <span className="muted" title={me?.sub}>
+            {me?.username}
+          </span>
+          <Button onClick={() => void out()} busy={signingOut}>
+            Sign out
+          </Button>
+        </div>
+      </header>
+      <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
+        <Outlet />
+      </Suspense>
+    </>
+  );
+}
+
+/** The start page: the first screen the admin may use. */
+function Home() {
+  const { me } = useAuth();
+  const can = abilitiesOf(me);
+  if (can.sectorAdmin && me) return <Navigate to={sectorPath(me.sectorID, 'users')} replace />;
+  if (can.tenants) return <Navigate to="/console/tenants" replace />;
+  return <NotAdmin />;
+}
+
+function NotAdmin() {
+  return (
+    <Page title="Console">
+      <EmptyState title="This console is for administrators.">
+        <p>
+          Your account has no administrator rights here. <Link to="/account">Open your account page</Link>.
+        </p>
+      </EmptyState>
+    </Page>
+  );
+}
+
+/** Renders a screen only for those the role matrix lets use it. */
+function Allow({ when, children }: { when: boolean; children: React.ReactNode }) {
+  return when ? <>{children}</> : <NotAllowed />;
+}
+
+function NotAllowed() {
+  return (
+    <Page title="Not available">
+      <EmptyState title="You may not use this screen.">
+        <p>
+          Your role does not include it. <Link to="/console">Back to the console</Link>.
+        </p>
+      </EmptyState>
+    </Page>
+  );
+}
+
+/** A sector screen: a sector admin sees only their own sector; a default-sector admin any of the tenant's. */
+function SectorScreenRoute({ children }: { children: React.ReactNode }) {
+  const { me } = useAuth();
+  const { sectorID } = useParams();
+  const can = abilitiesOf(me);
+  if (!can.sectorAdmin) return <NotAdmin />;
+  if (!can.anySector && sectorID !== me?.sectorID) return <NotAllowed />;
+  return <>{children}</>;
+}
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <EmptyState title="There is no such console page.">
+        <p>
+          <Link to="/console">Back to the console</Link>
+        </p>
+      </EmptyState>
+    </Page>
+  );
+}
+
+/** The admin console, mounted at /console/* (behind the sign-in). */
+export default function AdminApp() {
+  const { me } = useAuth();
+  const can = abilitiesOf(me);
+  return (
+    <Routes>
+      <Route element={<AdminLayout />}>
+        <Route index element={<Home />} />
+        <Route path="tenants" element={<Allow when={can.tenants}><TenantsPage /></Allow>} />
+        <Route path="sectors" element={<Allow when={can.sectors}><SectorsPage /></Allow>} />
+        <Route path="sectors/:sectorID/users" element={<SectorScreenRoute><UsersPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/settings" element={<SectorScreenRoute><SettingsPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/tokens" element={<SectorScreenRoute><TokensPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/oauth" element={<SectorScreenRoute><OAuthPage /></SectorScreenRoute>} />
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * What the console offers a signed-in user, from the role matrix (docs/api.md, Roles):
+ * platform admins provision and read tenants; default-sector admins list and create
+ * their tenant's sectors and administer every sector of it; a sector admin
+ * administers their own sector only (settings, users, API tokens, social login).
+ * The API still decides: a hidden link is a convenience, never the protection.
+ */
+import type { Me } from '../auth/AuthContext';
+
+export interface Abilities {
+  tenants: boolean;
+  sectors: boolean;
+  /** May administer sectors other than their own (default-sector admins). */
+  anySector: boolean;
+  sectorAdmin: boolean;
+}
+
+export function abilitiesOf(me: Me | null): Abilities {
+  const admin = !!me?.isAdmin;
+  return {
+    tenants: !!me?.isPlatformAdmin,
+    sectors: !!me?.isDefaultSectorAdmin,
+    anySector: !!me?.isDefaultSectorAdmin,
+    sectorAdmin: admin,
+  };
+}
+
+export type SectorScreen = 'users' | 'settings' | 'tokens' | 'oauth';
+
+export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
+  { screen: 'users', label: 'Users' },
+  { screen: 'settings', label: 'Settings' },
+  { screen: 'tokens', label: 'API tokens' },
+  { screen: 'oauth', label: 'Social login' },
+];
+
+export const sectorPath = (sectorID: string, screen: SectorScreen): string => `/console/sectors/${encodeURIComponent(sectorID)}/${screen}`;

@@ -1,0 +1,196 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { ApiError } from '../../api/client';
+import { Button, Checkbox, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
+import { oauthApi } from '../adminApi';
+import { useSectorID, useSectorRecord } from '../sectorContext';
+import type { OAuthProviderInput, OAuthProviderView, ProviderName } from '../types';
+
+/**
+ * Social-login providers of the sector, one form per provider type: a generic
+ * OpenID provider, Google, GitHub (an OAuth App with a client secret, or a GitHub
+ * App with its app ID and RSA key) and Apple. Secrets and keys are write-only: the
+ * API only says whether one is stored, the form never shows one, and a blank
+ * secret field keeps the stored value.
+ */
+
+type Kind = 'oidc' | 'google' | 'github' | 'github-app' | 'apple';
+
+interface ProviderSpec {
+  name: ProviderName;
+  title: string;
+  intro: string;
+  kinds: Kind[];
+}
+
+const PROVIDERS: ProviderSpec[] = [
+  { name: 'oidc', title: 'OpenID Connect provider', intro: 'Any provider with OpenID discovery (Keycloak, Okta, Entra ID, …).', kinds: ['oidc'] },
+  { name: 'google', title: 'Google', intro: 'A Google Cloud OAuth client (web application).', kinds: ['google'] },
+  { name: 'github', title: 'GitHub', intro: 'A GitHub OAuth App (client secret) or a GitHub App (app ID and private key).', kinds: ['github', 'github-app'] },
+  { name: 'apple', title: 'Sign in with Apple', intro: 'A Services ID with a key of your team (the client secret is signed with it).', kinds: ['apple'] },
+];
+
+interface Values {
+  enabled: boolean;
+  clientID: string;
+  clientSecret: string;
+  redirectURI: string;
+  issuerURL: string;
+  teamID: string;
+  keyID: string;
+  privateKeyPEM: string;
+  appID: string;
+}
+
+type Key = keyof Values;
+const KEYS: Key[] = ['enabled', 'clientID', 'clientSecret', 'redirectURI', 'issuerURL', 'teamID', 'keyID', 'privateKeyPEM', 'appID'];
+
+function fieldsOf(kind: Kind): Key[] {
+  switch (kind) {
+    case 'oidc':
+      return ['issuerURL', 'clientID', 'clientSecret', 'redirectURI'];
+    case 'google':
+      return ['clientID', 'clientSecret', 'redirectURI'];
+    case 'github':
+      return ['clientID', 'clientSecret', 'redirectURI'];
+    case 'github-app':
+      return ['appID', 'clientID', 'privateKeyPEM', 'redirectURI'];
+    case 'apple':
+      return ['clientID', 'teamID', 'keyID', 'privateKeyPEM', 'redirectURI'];
+  }
+}
+
+const LABELS: Record<Key, string> = {
+  enabled: 'Enabled',
+  clientID: 'Client ID',
+  clientSecret: 'Client secret',
+  redirectURI: 'Redirect URI',
+  issuerURL: 'Issuer URL',
+  teamID: 'Team ID',
+  keyID: 'Key ID',
+  privateKeyPEM: 'Private key (PEM)',
+  appID: 'App ID',
+};
+
+function blankView(): OAuthProviderView {
+  return { enabled: false, clientID: '', clientSecretSet: false, teamID: '', keyID: '', privateKeyPEMSet: false, redirectURI: '', issuerURL: '', appID: '' };
+}
+
+function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: ProviderSpec; view: OAuthProviderView }) {
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const [kind, setKind] = useState<Kind>(spec.name === 'github' && view.appID ? 'github-app' : spec.kinds[0]);
+  const { register, handleSubmit, setError, clearErrors, resetField, formState: { errors } } = useForm<Values>({
+    defaultValues: { ...view, clientSecret: '', privateKeyPEM: '' },
+  });
+  const callback = `${window.location.origin}/api/v1/oauth/${spec.name}/callback`;
+  const save = useMutation({
+    mutationFn: (v: Values) => {
+      const input: OAuthProviderInput = { enabled: v.enabled };
+      for (const key of fieldsOf(kind)) {
+        const value = v[key] as string;
+        // Secrets: blank keeps the stored one, so a blank is never sent.
+        if ((key === 'clientSecret' || key === 'privateKeyPEM') && value.trim() === '') continue;
+        (input as Record<string, unknown>)[key] = value;
+      }
+      // An OAuth App has no app ID: clearing it makes the client secret count.
+      if (kind === 'github' && view.appID) input.appID = '';
+      return oauthApi.update(sectorID, { [spec.name]: input });
+    },
+    onSuccess: () => {
+      toast(`${spec.title} saved.`);
+      resetField('clientSecret', { defaultValue: '' });
+      resetField('privateKeyPEM', { defaultValue: '' });
+      void queryClient.invalidateQueries({ queryKey: ['oauth', sectorID] });
+    },
+    onError: (error) => {
+      if (!(error instanceof ApiError)) return;
+      const prefix = `providers.${spec.name}.`;
+      for (const f of error.fieldViolations) {
+        const key = f.field.startsWith(prefix) ? (f.field.slice(prefix.length) as Key) : undefined;
+        if (key && KEYS.includes(key)) setError(key, { type: 'server', message: f.description });
+      }
+    },
+  });
+  const headingId = `provider-${spec.name}-heading`;
+  const secretState = (key: 'clientSecret' | 'privateKeyPEM') => {
+    const stored = key === 'clientSecret' ? view.clientSecretSet : view.privateKeyPEMSet;
+    return stored ? 'One is stored (never shown). Leave blank to keep it; type a new one to replace it.' : 'None stored yet.';
+  };
+  return (
+    <Section title={spec.title} id={`provider-${spec.name}`}>
+      <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
+        <p className="muted">{spec.intro}</p>
+        <ErrorMessage error={save.error} title={`${spec.title} was not saved.`} />
+        {spec.kinds.length > 1 ? (
+          <fieldset>
+            <legend>GitHub integration</legend>
+            <div className="field-check">
+              <input type="radio" id={`${spec.name}-kind-oauth`} name={`${spec.name}-kind`} checked={kind === 'github'} onChange={() => setKind('github')} />
+              <label htmlFor={`${spec.name}-kind-oauth`}>OAuth App (client secret)</label>
+            </div>
+            <div className="field-check">
+              <input type="radio" id={`${spec.name}-kind-app`} name={`${spec.name}-kind`} checked={kind === 'github-app'} onChange={() => setKind('github-app')} />
+              <label htmlFor={`${spec.name}-kind-app`}>GitHub App (app ID and private key)</label>
+            </div>
+          </fieldset>
+        ) : null}
+        <Checkbox label={`Enable ${spec.title}`} error={errors.enabled?.message} {...register('enabled')} />
+        <div className="provider-grid">
+          {fieldsOf(kind).map((key) => {
+            const label = `${spec.title}: ${LABELS[key]}`;
+            if (key === 'privateKeyPEM') {
+              return (
+                <Field key={key} label={label} hint={`${kind === 'apple' ? 'The EC P-256 key (.p8).' : 'The app’s RSA key.'} ${secretState('privateKeyPEM')}`} error={errors.privateKeyPEM?.message}>
+                  {(p) => <TextArea {...p} rows={3} autoComplete="off" spellCheck={false} placeholder={view.privateKeyPEMSet ? '(stored; leave blank to keep)' : '-----BEGIN PRIVATE KEY-----'} {...register('privateKeyPEM')} />}
+                </Field>
+              );
+            }
+            if (key === 'clientSecret') {
+              return (
+                <Field key={key} label={label} hint={secretState('clientSecret')} error={errors.clientSecret?.message}>
+                  {(p) => <TextInput {...p} type="password" autoComplete="new-password" placeholder={view.clientSecretSet ? '(stored; leave blank to keep)' : ''} {...register('clientSecret')} />}
+                </Field>
+              );
+            }
+            const hint =
+              key === 'redirectURI'
+                ? `Register this at the provider: ${callback}`
+                : key === 'issuerURL'
+                  ? 'https://… (discovery at /.well-known/openid-configuration).'
+                  : key === 'clientID' && kind === 'apple'
+                    ? 'The Services ID.'
+                    : undefined;
+            return (
+              <Field key={key} label={label} hint={hint} error={errors[key]?.message}>
+                {(p) => <TextInput {...p} type={key === 'redirectURI' || key === 'issuerURL' ? 'url' : 'text'} autoComplete="off" spellCheck={false} {...register(key)} />}
+              </Field>
+            );
+          })}
+        </div>
+        <Button type="submit" variant="primary" busy={save.isPending}>
+          Save {spec.title}
+        </Button>
+      </form>
+    </Section>
+  );
+}
+
+export default function OAuthPage() {
+  const sectorID = useSectorID();
+  const sector = useSectorRecord(sectorID);
+  const providers = useQuery({ queryKey: ['oauth', sectorID], queryFn: () => oauthApi.read(sectorID), enabled: !!sectorID });
+  return (
+    <Page title="Social login">
+      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      {providers.isPending ? <Loading label="Loading the providers…" /> : null}
+      <ErrorMessage error={providers.error} title="The providers could not be loaded." />
+      {providers.data
+        ? PROVIDERS.map((spec) => (
+            <ProviderForm key={`${sectorID}:${spec.name}`} sectorID={sectorID} spec={spec} view={providers.data.providers[spec.name] ?? blankView()} />
+          ))
+        : null}
+    </Page>
+  );
+}

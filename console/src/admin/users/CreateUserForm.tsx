@@ -1,0 +1,100 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRef } from 'react';
+import { useForm } from 'react-hook-form';
+import { ApiError } from '../../api/client';
+import { Button, Checkbox, ErrorMessage, Field, Section, TextInput, useToast } from '../../ui';
+import { usersApi } from '../adminApi';
+
+interface Values {
+  email: string;
+  username: string;
+  name: string;
+  password: string;
+  isAdmin: boolean;
+}
+
+type Mode = 'create' | 'invite';
+
+const FIELD_OF: Record<string, keyof Values> = { email: 'email', username: 'username', 'profile.name': 'name', password: 'password', isAdmin: 'isAdmin', 'profile.email': 'email' };
+
+/**
+ * Creates a user with an initial password, or invites one: without a password the
+ * service creates the user as invited and mails the invitation (docs/api.md, Invitations).
+ */
+export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone: () => void }) {
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const mode = useRef<Mode>('create');
+  const { register, handleSubmit, setError, reset, formState: { errors } } = useForm<Values>({
+    defaultValues: { email: '', username: '', name: '', password: '', isAdmin: false },
+  });
+  const create = useMutation({
+    mutationFn: ({ v, m }: { v: Values; m: Mode }) =>
+      usersApi.create(sectorID, {
+        email: v.email.trim(),
+        ...(v.username.trim() ? { username: v.username.trim() } : {}),
+        ...(m === 'create' ? { password: v.password } : {}),
+        ...(v.name.trim() ? { profile: { name: v.name.trim() } } : {}),
+        ...(v.isAdmin ? { isAdmin: true } : {}),
+      }),
+    onSuccess: (user, { m }) => {
+      toast(m === 'invite' ? `Invitation sent to ${user.email}.` : `User ${user.email} created.`);
+      reset();
+      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+    },
+    onError: (error) => {
+      if (!(error instanceof ApiError)) return;
+      for (const f of error.fieldViolations) {
+        const key = FIELD_OF[f.field];
+        if (key) setError(key, { type: 'server', message: f.description });
+      }
+    },
+  });
+  const submit = (m: Mode) =>
+    handleSubmit((v) => {
+      if (m === 'create' && v.password === '') {
+        setError('password', { type: 'required', message: 'Enter an initial password, or send an invitation instead.' });
+        return;
+      }
+      create.mutate({ v, m });
+    });
+
+  return (
+    <Section title="New user" id="new-user">
+      <form
+        aria-labelledby="new-user-heading"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit(mode.current)(e);
+        }}
+      >
+        <ErrorMessage error={create.error} title="The user was not created." />
+        <div className="form-grid">
+          <Field label="Email" required error={errors.email?.message}>
+            {(p) => <TextInput {...p} type="email" required autoComplete="off" {...register('email', { required: 'Enter an email address.' })} />}
+          </Field>
+          <Field label="Username" error={errors.username?.message} hint="Optional; defaults to the email.">
+            {(p) => <TextInput {...p} autoComplete="off" spellCheck={false} {...register('username')} />}
+          </Field>
+          <Field label="Full name" error={errors.name?.message}>
+            {(p) => <TextInput {...p} autoComplete="off" {...register('name')} />}
+          </Field>
+          <Field label="Initial password" error={errors.password?.message} hint="Only for “Create user”. An invitation lets the user choose it.">
+            {(p) => <TextInput {...p} type="password" autoComplete="new-password" {...register('password')} />}
+          </Field>
+        </div>
+        <Checkbox label="Administrator of this sector" {...register('isAdmin')} />
+        <div className="form-actions">
+          <Button type="submit" variant="primary" busy={create.isPending && create.variables?.m === 'create'} onClick={() => (mode.current = 'create')}>
+            Create user
+          </Button>
+          <Button type="submit" busy={create.isPending && create.variables?.m === 'invite'} onClick={() => (mode.current = 'invite')}>
+            Send invitation
+          </Button>
+          <Button onClick={onDone}>Close</Button>
+        </div>
+      </form>
+    </Section>
+  );
+}

@@ -1,0 +1,116 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { ApiError } from '../../api/client';
+import { Button, Checkbox, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../../ui';
+import { usersApi } from '../adminApi';
+import type { UserProfile } from '../types';
+import { formatTime } from '../util';
+import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from './profileFields';
+
+interface Values {
+  profile: Record<ProfileTextKey, string> & { emailVerified: boolean; phoneNumberVerified: boolean; address: Record<AddressKey, string> };
+  isAdmin: boolean;
+}
+
+function toValues(u: UserProfile, isAdmin: boolean): Values {
+  const profile = {} as Values['profile'];
+  for (const f of PROFILE_FIELDS) profile[f.key] = u[f.key] ?? '';
+  profile.emailVerified = u.emailVerified;
+  profile.phoneNumberVerified = u.phoneNumberVerified;
+  profile.address = { ...u.address };
+  return { profile, isAdmin };
+}
+
+type Dirty = { profile?: Record<string, unknown> & { address?: Record<string, unknown> }; isAdmin?: boolean };
+
+/** The PUT body: changed profile fields only (PUT merges); the admin flag only when it changed, with setAdminExplicitly. */
+function toBody(v: Values, dirty: Dirty) {
+  const profile: Record<string, unknown> = {};
+  for (const key of Object.keys(dirty.profile ?? {})) {
+    if (key === 'address') continue;
+    profile[key] = v.profile[key as keyof Values['profile']];
+  }
+  if (dirty.profile?.address && Object.values(dirty.profile.address).some(Boolean)) profile.address = v.profile.address;
+  return {
+    ...(Object.keys(profile).length ? { profile } : {}),
+    ...(dirty.isAdmin ? { isAdmin: v.isAdmin, setAdminExplicitly: true } : {}),
+  };
+}
+
+function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean; onDone: () => void }) {
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const [showMore, setShowMore] = useState(false);
+  const { register, handleSubmit, setError, formState: { errors, dirtyFields, isDirty } } = useForm<Values>({ defaultValues: toValues(user, isAdmin) });
+  const save = useMutation({
+    mutationFn: (v: Values) => usersApi.update(user.sub, toBody(v, dirtyFields as Dirty)),
+    onSuccess: () => {
+      toast('User updated.');
+      void queryClient.invalidateQueries({ queryKey: ['users'] });
+      void queryClient.invalidateQueries({ queryKey: ['user', user.sub] });
+      onDone();
+    },
+    onError: (error) => {
+      if (!(error instanceof ApiError)) return;
+      for (const f of error.fieldViolations) {
+        if (f.field.startsWith('profile.')) setError(f.field as 'profile.name', { type: 'server', message: f.description });
+        if (f.field === 'isAdmin') setError('isAdmin', { type: 'server', message: f.description });
+      }
+    },
+  });
+  const err = (key: string) => (errors.profile as Record<string, { message?: string }> | undefined)?.[key]?.message;
+  const addressErr = (key: string) => (errors.profile?.address as Record<string, { message?: string }> | undefined)?.[key]?.message;
+  const visible = showMore ? PROFILE_FIELDS : PROFILE_FIELDS.filter((f) => ['name', 'givenName', 'familyName', 'email', 'phoneNumber', 'locale'].includes(f.key));
+  return (
+    <form aria-labelledby="edit-user-heading" noValidate onSubmit={handleSubmit((v) => (isDirty ? save.mutate(v) : onDone()))}>
+      <ErrorMessage error={save.error} title="The user was not updated." />
+      <p className="muted">
+        Created {formatTime(user.createdAt)} · updated {formatTime(user.updatedAt)} · <code>{user.sub}</code>
+      </p>
+      <div className="form-grid">
+        {visible.map((f) => (
+          <Field key={f.key} label={f.label} hint={f.hint} error={err(f.key)}>
+            {(p) => <TextInput {...p} type={f.type ?? 'text'} autoComplete="off" {...register(`profile.${f.key}`)} />}
+          </Field>
+        ))}
+      </div>
+      {showMore ? (
+        <fieldset>
+          <legend>Address</legend>
+          <div className="form-grid">
+            {ADDRESS_FIELDS.map((f) => (
+              <Field key={f.key} label={f.label} error={addressErr(f.key)}>
+                {(p) => <TextInput {...p} autoComplete="off" {...register(`profile.address.${f.key}`)} />}
+              </Field>
+            ))}
+          </div>
+        </fieldset>
+      ) : null}
+      <Button variant="link" onClick={() => setShowMore((s) => !s)} aria-expanded={showMore}>
+        {showMore ? 'Fewer profile fields' : 'All profile fields'}
+      </Button>
+      <Checkbox label="Email verified" error={err('emailVerified')} {...register('profile.emailVerified')} />
+      <Checkbox label="Phone number verified" error={err('phoneNumberVerified')} {...register('profile.phoneNumberVerified')} />
+      <Checkbox label="Administrator of this sector" hint="Demoting the last admin of the default sector is refused." error={errors.isAdmin?.message} {...register('isAdmin')} />
+      <div className="form-actions">
+        <Button type="submit" variant="primary" busy={save.isPending}>
+          Save user
+        </Button>
+        <Button onClick={onDone}>Cancel</Button>
+      </div>
+    </form>
+  );
+}
+
+/** Edits a user's profile and admin flag (PUT /users/{sub}). */
+export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; email: string; isAdmin: boolean; onDone: () => void }) {
+  const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub) });
+  return (
+    <Section title={`Edit ${email}`} id="edit-user">
+      {user.isPending ? <Loading label="Loading the user…" /> : null}
+      <ErrorMessage error={user.error} title="The user could not be loaded." />
+      {user.data ? <Editor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} /> : null}
+    </Section>
+  );
+}

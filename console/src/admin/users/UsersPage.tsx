@@ -1,0 +1,200 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useToast, type ColumnDef, type SortingState } from '../../ui';
+import { usersApi, type UserQuery, type UserSort } from '../adminApi';
+import { useSectorID, useSectorRecord } from '../sectorContext';
+import type { UserListItem } from '../types';
+import { formatTime, useDebounced } from '../util';
+import { CreateUserForm } from './CreateUserForm';
+import { EditUserForm } from './EditUserForm';
+
+/**
+ * The sector's users: search (debounced), filters, sort and paging, all done by the
+ * service (GET /sectors/{id}/users): the page holds one page of rows at a time,
+ * so it stays fast whatever the sector's size. Create, invite and resend, edit,
+ * delete with confirmation.
+ */
+
+const SORTS: Record<string, UserSort> = { name: 'name', email: 'email', createdAt: 'created_at', updatedAt: 'updated_at' };
+
+function inviteBadge(status: UserListItem['inviteStatus']) {
+  if (status === '') return null;
+  const cls = status === 'active' ? 'badge badge-ok' : status === 'expired' ? 'badge badge-warn' : 'badge';
+  const label = status === 'active' ? 'invitation accepted' : status;
+  return <span className={cls}>{label}</span>;
+}
+
+export default function UsersPage() {
+  const sectorID = useSectorID();
+  const sector = useSectorRecord(sectorID);
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useState('');
+  const [email, setEmail] = useState('');
+  const [verified, setVerified] = useState<'' | 'true' | 'false'>('');
+  const [pageSize, setPageSize] = useState(20);
+  const [page, setPage] = useState(1);
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'createdAt', desc: true }]);
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<UserListItem | null>(null);
+  const [deleting, setDeleting] = useState<UserListItem | null>(null);
+
+  const searchTerm = useDebounced(search.trim());
+  const filterEmail = useDebounced(email.trim());
+  const q: UserQuery = {
+    page,
+    pageSize,
+    searchTerm,
+    filterEmail,
+    filterVerified: verified || undefined,
+    sortBy: SORTS[sorting[0]?.id ?? 'createdAt'],
+    sortDesc: sorting[0]?.desc ?? false,
+  };
+  const users = useQuery({
+    queryKey: ['users', sectorID, q],
+    queryFn: () => usersApi.list(sectorID, q),
+    placeholderData: keepPreviousData,
+    enabled: !!sectorID,
+  });
+
+  const resend = useMutation({
+    mutationFn: (u: UserListItem) => usersApi.resendInvite(u.sub),
+    onSuccess: (r, u) => {
+      toast(`Invitation sent again to ${u.email}; it expires ${formatTime(r.inviteExpiresAt)}.`);
+      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+    },
+    onError: (error, u) => toast(`The invitation to ${u.email} was not sent: ${(error as Error).message}`, 'error'),
+  });
+  const remove = useMutation({
+    mutationFn: (u: UserListItem) => usersApi.remove(u.sub),
+    onSuccess: (_r, u) => {
+      toast(`User ${u.email} deleted.`);
+      setDeleting(null);
+      if (editing?.sub === u.sub) setEditing(null);
+      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+    },
+  });
+
+  const columns = useMemo<Array<ColumnDef<UserListItem>>>(
+    () => [
+      { accessorKey: 'name', header: 'Name', enableSorting: true, cell: ({ row }) => row.original.name || <span className="muted">no name</span> },
+      { accessorKey: 'email', header: 'Email', enableSorting: true, cell: ({ row }) => row.original.email },
+      {
+        id: 'status',
+        header: 'Status',
+        cell: ({ row }) => (
+          <span className="row-actions">
+            {row.original.isAdmin ? <span className="badge">admin</span> : null}
+            {row.original.emailVerified ? <span className="badge badge-ok">email verified</span> : <span className="badge">email unverified</span>}
+            {inviteBadge(row.original.inviteStatus)}
+          </span>
+        ),
+      },
+      { accessorKey: 'createdAt', header: 'Created', enableSorting: true, cell: ({ row }) => formatTime(row.original.createdAt) },
+      { accessorKey: 'updatedAt', header: 'Updated', enableSorting: true, cell: ({ row }) => formatTime(row.original.updatedAt) },
+      {
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) => {
+          const u = row.original;
+          return (
+            <span className="row-actions">
+              <Button onClick={() => setEditing(u)} aria-label={`Edit ${u.email}`}>
+                Edit
+              </Button>
+              {u.inviteStatus === 'pending' || u.inviteStatus === 'expired' ? (
+                <Button onClick={() => resend.mutate(u)} busy={resend.isPending && resend.variables?.sub === u.sub} aria-label={`Resend invitation to ${u.email}`}>
+                  Resend invitation
+                </Button>
+              ) : null}
+              <Button variant="danger" onClick={() => { remove.reset(); setDeleting(u); }} aria-label={`Delete ${u.email}`}>
+                Delete
+              </Button>
+            </span>
+          );
+        },
+      },
+    ],
+    [resend, remove],
+  );
+
+  const resetPage = <T,>(set: (v: T) => void) => (v: T) => {
+    set(v);
+    setPage(1);
+  };
+
+  return (
+    <Page
+      title="Users"
+      wide
+      actions={creating ? null : <Button variant="primary" onClick={() => setCreating(true)}>New user</Button>}
+    >
+      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      {creating ? <CreateUserForm sectorID={sectorID} onDone={() => setCreating(false)} /> : null}
+      {editing ? <EditUserForm key={editing.sub} sub={editing.sub} email={editing.email} isAdmin={editing.isAdmin} onDone={() => setEditing(null)} /> : null}
+      <div className="toolbar" role="search" aria-label="Users">
+        <Field label="Search users" hint="Part of a name, email or username.">
+          {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => resetPage(setSearch)(e.target.value)} />}
+        </Field>
+        <Field label="Exact email">
+          {(p) => <TextInput {...p} type="search" value={email} onChange={(e) => resetPage(setEmail)(e.target.value)} />}
+        </Field>
+        <Field label="Email verification">
+          {(p) => (
+            <Select
+              {...p}
+              value={verified}
+              onChange={(e) => resetPage(setVerified)(e.target.value as '' | 'true' | 'false')}
+              options={[
+                { value: '', label: 'Any' },
+                { value: 'true', label: 'Verified' },
+                { value: 'false', label: 'Not verified' },
+              ]}
+            />
+          )}
+        </Field>
+        <Field label="Rows per page">
+          {(p) => (
+            <Select
+              {...p}
+              value={String(pageSize)}
+              onChange={(e) => resetPage(setPageSize)(Number(e.target.value))}
+              options={[10, 20, 50, 100].map((n) => ({ value: String(n), label: String(n) }))}
+            />
+          )}
+        </Field>
+      </div>
+      <DataTable
+        caption="Users of this sector"
+        columns={columns}
+        data={users.data?.users}
+        loading={users.isFetching}
+        error={users.error}
+        emptyTitle={searchTerm || filterEmail || verified ? 'No user matches these filters.' : 'No users yet.'}
+        emptyBody={searchTerm || filterEmail || verified ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
+        getRowId={(u) => u.sub}
+        page={users.data?.currentPage ?? page}
+        pageCount={users.data?.totalPages}
+        totalCount={users.data?.totalCount}
+        onPageChange={setPage}
+        sorting={sorting}
+        onSortingChange={(s) => {
+          setSorting(s);
+          setPage(1);
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete ${deleting?.email ?? 'this user'}?`}
+        confirmLabel="Delete user"
+        danger
+        busy={remove.isPending}
+        error={remove.error}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>The user is removed at once and their tokens stop working. This cannot be undone.</p>
+      </ConfirmDialog>
+    </Page>
+  );
+}

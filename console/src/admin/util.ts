@@ -1,0 +1,35 @@
+import { useEffect, useState } from 'react';
+import { ApiError } from '../api/client';
+
+/** `value`, updated only after it stayed unchanged for `ms` (search boxes: one request per pause, not per key). */
+export function useDebounced<T>(value: T, ms = 300): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+/** Unix seconds (an int64 string) as a local date and time; "0" is never. */
+export function formatTime(unix: string, never = 'Never'): string {
+  const n = Number(unix);
+  if (!Number.isFinite(n) || n <= 0) return never;
+  return new Date(n * 1000).toLocaleString();
+}
+
+/** The API's field violations as a map from field name to its description(s). */
+export function violationsOf(error: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (error instanceof ApiError) {
+    for (const v of error.fieldViolations) out[v.field] = out[v.field] ? `${out[v.field]} ${v.description}` : v.description;
+  }
+  return out;
+}
+
+/** Builds a query string from defined, non-empty values. */
+export function queryOf(params: Record<string, string | number | boolean | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') out[k] = String(v);
+  return out;
+}

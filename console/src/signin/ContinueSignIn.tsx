@@ -1,0 +1,188 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ApiError, type SessionTokens } from '../api/client';
+import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { isCeremonyCancelled, passkeySignIn, signInApi, type AuthResult } from './flow';
+
+/** Reasons after which the transaction cannot go on: the user starts again. */
+const DEAD_TRANSACTION = new Set(['TRANSACTION_EXPIRED', 'TRANSACTION_COMPLETED', 'TRANSACTION_FAILED', 'TRANSACTION_NOT_FOUND']);
+
+export interface ContinueSignInProps {
+  sectorID?: string;
+  /** The result that asked for another step (`MFA_REQUIRED` or `MFA_ENROLLMENT_REQUIRED`). */
+  result: AuthResult;
+  /** The login the user typed, to prefill the enrollment email. */
+  username?: string;
+  /** A code was just sent (a code as the first factor): say so and start the resend cooldown. */
+  codeSent?: boolean;
+  onDone(tokens: SessionTokens): void;
+  onRestart(): void;
+}
+
+/** Counts down the seconds of a resend cooldown. */
+function useCountdown(initial = 0): [number, (seconds: number) => void] {
+  const [left, setLeft] = useState(initial);
+  useEffect(() => {
+    if (left <= 0) return undefined;
+    const timer = setTimeout(() => setLeft((n) => n - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [left]);
+  return [left, setLeft];
+}
+
+function codeError(error: unknown): string | undefined {
+  if (error instanceof ApiError && error.reason === 'INVALID_CODE') {
+    const left = error.metadata.attemptsLeft;
+    return left !== undefined ? `That code is not right. ${left} attempt${left === '1' ? '' : 's'} left.` : 'That code is not right.';
+  }
+  return undefined;
+}
+
+/**
+ * The steps after the first factor, as the transaction asks: a password (after a
+ * code), a one-time code (authenticator app, or one sent by mail or SMS), a passkey,
+ * or — in a sector that requires MFA — enrolling the email as the second factor.
+ */
+export function ContinueSignIn({ sectorID, result, username, codeSent = false, onDone, onRestart }: ContinueSignInProps) {
+  const [current, setCurrent] = useState(result);
+  const [useCode, setUseCode] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [value, setValue] = useState('');
+  const [email, setEmail] = useState(username?.includes('@') ? username : '');
+  const [sent, setSent] = useState(codeSent ? 'If the account has a code factor, a code is on its way to its email or phone.' : '');
+  const [cooldown, setCooldown] = useCountdown(codeSent ? 30 : 0);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  const transactionID = current.transactionID;
+  const step = current.status === 'MFA_ENROLLMENT_REQUIRED' ? 'enroll' : current.challengeType === 'WEBAUTHN' && !useCode ? 'passkey' : current.challengeType === 'PASSWORD' ? 'password' : 'code';
+
+  // Each new step is announced by moving focus to its heading.
+  useEffect(() => heading.current?.focus(), [step]);
+
+  const advance = (next: AuthResult) => {
+    if (next.status === 'SUCCESS' && next.token) {
+      onDone({ token: next.token, refreshToken: next.refreshToken });
+      return;
+    }
+    setValue('');
+    setSent('');
+    setUseCode(false);
+    setCurrent(next);
+  };
+
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      if (e instanceof ApiError && e.reason === 'RESEND_COOLDOWN') setCooldown(e.retryAfterSeconds ?? 30);
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sendCode = () =>
+    run(async () => {
+      if (step === 'enroll') {
+        await signInApi.enrollBegin(sectorID, { transactionId: transactionID, email });
+        setSent(`We sent a code to ${email}.`);
+      } else {
+        await signInApi.otpBegin(sectorID, { transactionID });
+        setSent('We sent a code to your email or phone. It is valid for 10 minutes.');
+      }
+      setCooldown(30);
+    });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      if (step === 'password') advance(await signInApi.password(sectorID, { transactionID, password: value }));
+      else if (step === 'code') advance(await signInApi.otp(sectorID, { transactionID, code: value.trim() }));
+      else if (step === 'enroll') {
+        const tokens = await signInApi.enrollVerify(sectorID, { transactionId: transactionID, email, code: value.trim() });
+        onDone(tokens);
+      }
+    });
+  };
+
+  const confirmWithPasskey = () =>
+    run(async () => {
+      try {
+        advance(await passkeySignIn(sectorID, { transactionID }));
+      } catch (e) {
+        if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Try again, or use a one-time code.');
+        throw e;
+      }
+    });
+
+  const dead = error instanceof ApiError && error.reason !== undefined && DEAD_TRANSACTION.has(error.reason);
+  const fieldError = codeError(error);
+
+  return (
+    <div className="stack">
+      {step === 'passkey' ? (
+        <>
+          <h2 ref={heading} tabIndex={-1}>Confirm with your passkey</h2>
+          <p>Your account is protected with a second factor. Use your passkey, or a one-time code.</p>
+          <ErrorMessage error={error} />
+          <div className="actions">
+            <Button variant="primary" busy={busy} onClick={() => void confirmWithPasskey()}>Use my passkey</Button>
+            <Button variant="link" onClick={() => { setError(null); setUseCode(true); }}>Use a one-time code instead</Button>
+          </div>
+        </>
+      ) : (
+        <form onSubmit={submit} noValidate className="stack">
+          {step === 'password' ? (
+            <>
+              <h2 ref={heading} tabIndex={-1}>Enter your password</h2>
+              <p>The code was right. Now confirm with your password.</p>
+            </>
+          ) : step === 'enroll' ? (
+            <>
+              <h2 ref={heading} tabIndex={-1}>Set up a second factor</h2>
+              <p>This sign-in requires two factors. We will send a code to your email address; it becomes your second factor.</p>
+            </>
+          ) : (
+            <>
+              <h2 ref={heading} tabIndex={-1}>Enter your one-time code</h2>
+              <p>Enter the 6-digit code from your authenticator app, or have a code sent to you.</p>
+            </>
+          )}
+          {!fieldError ? <ErrorMessage error={error} /> : null}
+          {sent ? <p className="notice" role="status">{sent}</p> : null}
+          {step === 'enroll' ? (
+            <Field label="Email address" error={error instanceof ApiError ? error.violation('email') : undefined}>
+              {(p) => <TextInput {...p} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
+            </Field>
+          ) : null}
+          {step === 'password' ? (
+            <Field label="Password">
+              {(p) => <TextInput {...p} type="password" autoComplete="current-password" value={value} onChange={(e) => setValue(e.target.value)} required />}
+            </Field>
+          ) : (
+            <Field label="Code" error={fieldError} hint="6 digits">
+              {(p) => <TextInput {...p} inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={8} value={value} onChange={(e) => setValue(e.target.value)} required />}
+            </Field>
+          )}
+          <div className="actions">
+            <Button type="submit" variant="primary" busy={busy} disabled={dead}>{step === 'password' ? 'Continue' : 'Verify'}</Button>
+            {step !== 'password' ? (
+              <Button onClick={() => void sendCode()} disabled={busy || cooldown > 0 || dead || (step === 'enroll' && !email)}>
+                {sent ? 'Send a new code' : step === 'enroll' ? 'Send the code' : 'Send me a code'}
+              </Button>
+            ) : null}
+            {current.challengeType === 'WEBAUTHN' && useCode ? (
+              <Button variant="link" onClick={() => { setError(null); setUseCode(false); }}>Use my passkey instead</Button>
+            ) : null}
+          </div>
+          {cooldown > 0 ? <p className="muted">You can ask for a new code in {cooldown} s.</p> : null}
+        </form>
+      )}
+      <p>
+        <Button variant="link" onClick={onRestart}>{dead ? 'Start again' : 'Cancel and start again'}</Button>
+      </p>
+    </div>
+  );
+}

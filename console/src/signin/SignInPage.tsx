@@ -1,0 +1,224 @@
+import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { WebAuthnAbortService } from '@simplewebauthn/browser';
+import type { SessionTokens } from '../api/client';
+import { useAuth, type Area } from '../auth/AuthContext';
+import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { ContinueSignIn } from './ContinueSignIn';
+import { afterSignIn, autofillAvailable, isCeremonyCancelled, passkeySignIn, PROVIDER_LABELS, signInApi, useSignInContext, type AuthResult, type SocialProvider } from './flow';
+import { PublicShell } from './PublicShell';
+
+type Mode = 'password' | 'code' | 'magic';
+
+/** Social results already exchanged (each works once; React may mount a page twice in development). */
+const exchanged = new Set<string>();
+
+/** Links to the other public pages, keeping the sector. */
+export function sectorLink(path: string, sectorID?: string): string {
+  return sectorID ? `${path}?sector=${encodeURIComponent(sectorID)}` : path;
+}
+
+/** Completes a sign-in: stores the tokens, then goes where the user was headed. */
+export function useFinishSignIn(area: Area, next: string) {
+  const { signIn } = useAuth();
+  const navigate = useNavigate();
+  return async (tokens: SessionTokens) => {
+    await signIn(tokens);
+    navigate(afterSignIn(area, next), { replace: true });
+  };
+}
+
+/**
+ * The sign-in page of the console and of the account page: username and password,
+ * a one-time code, a passkey (with a username, or usernameless through the
+ * browser's autofill), a mailed sign-in link, social providers; then the steps
+ * the transaction asks for (ContinueSignIn).
+ */
+export function SignInPage({ area }: { area: Area }) {
+  const { sectorID, providers, next } = useSignInContext();
+  const [params, setParams] = useSearchParams();
+  const finish = useFinishSignIn(area, next);
+  const [mode, setMode] = useState<Mode>('password');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [pending, setPending] = useState<AuthResult | null>(null);
+  const [codeSent, setCodeSent] = useState(false);
+  const [busy, setBusy] = useState<string>('');
+  // Back from a social provider: `?transactionID=…` (and `error=…` when it failed).
+  const socialTransaction = params.get('transactionID');
+  const socialError = params.get('error');
+  const [error, setError] = useState<unknown>(() =>
+    socialError ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`) : null,
+  );
+  const [notice, setNotice] = useState('');
+  /** A result reached from an effect (social return, autofill passkey). */
+  const onResult = useEffectEvent(async (result: AuthResult) => {
+    if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
+    else setPending(result);
+  });
+
+  const handle = async (result: AuthResult) => {
+    if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
+    else {
+      setCodeSent(false);
+      setPending(result);
+    }
+  };
+
+  const run = async (what: string, action: () => Promise<void>) => {
+    setBusy(what);
+    setError(null);
+    setNotice('');
+    try {
+      await action();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy('');
+    }
+  };
+
+  const returnFromSocial = useEffectEvent((transactionID: string) => {
+    if (exchanged.has(transactionID)) return;
+    exchanged.add(transactionID);
+    const cleaned = new URLSearchParams(params);
+    cleaned.delete('transactionID');
+    cleaned.delete('error');
+    setParams(cleaned, { replace: true });
+    if (!socialError) void run('social', async () => onResult(await signInApi.socialResult(transactionID)));
+  });
+  useEffect(() => {
+    // Synchronizes with the service (a one-time exchange); the busy flag it sets is the request's state.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    if (socialTransaction) returnFromSocial(socialTransaction);
+  }, [socialTransaction]);
+
+  // Passkeys in the username field's autofill, where the browser supports it (conditional mediation).
+  useEffect(() => {
+    if (pending) return undefined;
+    let active = true;
+    void (async () => {
+      if (!(await autofillAvailable()) || !active) return;
+      try {
+        const result = await passkeySignIn(sectorID, {}, { autofill: true });
+        if (active) await onResult(result);
+      } catch {
+        // Autofill is opportunistic: a sector without passkeys, a cancelled or replaced
+        // request, a relying party this origin cannot use. The buttons remain.
+      }
+    })();
+    return () => {
+      active = false;
+      WebAuthnAbortService.cancelCeremony();
+    };
+  }, [sectorID, pending]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (mode === 'password') {
+      void run('password', async () => handle(await signInApi.password(sectorID, { username: username.trim(), password })));
+    } else if (mode === 'code') {
+      // A code as the first factor: the password follows (MFA_REQUIRED / PASSWORD).
+      void run('code', async () => {
+        const { transactionID } = await signInApi.otpBegin(sectorID, { username: username.trim() });
+        setCodeSent(true);
+        setPending({ transactionID, status: 'MFA_REQUIRED', challengeType: 'OTP' });
+      });
+    } else {
+      void run('magic', async () => {
+        await signInApi.magicBegin(sectorID, username.includes('@') ? { email: username.trim() } : { username: username.trim() });
+        setNotice('If the account exists, a sign-in link is on its way. Open it on this device.');
+      });
+    }
+  };
+
+  const withPasskey = () =>
+    run('passkey', async () => {
+      try {
+        await handle(await passkeySignIn(sectorID, username.trim() ? { username: username.trim() } : {}));
+      } catch (e) {
+        if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Try again, or sign in another way.');
+        throw e;
+      }
+    });
+
+  const social = (provider: SocialProvider) =>
+    run(provider, async () => {
+      const back = new URL(`/${area}/sign-in`, window.location.origin);
+      if (sectorID) back.searchParams.set('sector', sectorID);
+      const { authURL } = await signInApi.socialInitiate(sectorID, provider, back.toString());
+      window.location.assign(authURL);
+    });
+
+  const title = area === 'console' ? 'Sign in to the console' : 'Sign in';
+
+  if (pending) {
+    return (
+      <PublicShell title={title} area={area}>
+        <ContinueSignIn
+          sectorID={sectorID}
+          result={pending}
+          username={username}
+          codeSent={codeSent}
+          onDone={(tokens) => void finish(tokens)}
+          onRestart={() => {
+            setPending(null);
+            setCodeSent(false);
+            setPassword('');
+            setError(null);
+          }}
+        />
+      </PublicShell>
+    );
+  }
+
+  return (
+    <PublicShell title={title} area={area}>
+      <div className="tabs" role="group" aria-label="Sign in with">
+        <Button aria-pressed={mode === 'password'} onClick={() => setMode('password')}>Password</Button>
+        <Button aria-pressed={mode === 'code'} onClick={() => setMode('code')}>Email code</Button>
+        <Button aria-pressed={mode === 'magic'} onClick={() => setMode('magic')}>Email link</Button>
+      </div>
+      <form onSubmit={submit} className="stack" noValidate>
+        <ErrorMessage error={error} />
+        {notice ? <p className="notice success" role="status">{notice}</p> : null}
+        <Field label={mode === 'password' ? 'Username or email' : 'Email or username'}>
+          {(p) => (
+            <TextInput
+              {...p}
+              name="username"
+              autoComplete="username webauthn"
+              autoCapitalize="none"
+              spellCheck={false}
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              required
+            />
+          )}
+        </Field>
+        {mode === 'password' ? (
+          <Field label="Password">
+            {(p) => <TextInput {...p} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
+          </Field>
+        ) : null}
+        <Button type="submit" variant="primary" className="btn-block" busy={busy === mode} disabled={!username.trim() || (mode === 'password' && !password)}>
+          {mode === 'password' ? 'Sign in' : mode === 'code' ? 'Send me a code' : 'Email me a sign-in link'}
+        </Button>
+        {mode === 'code' ? <p className="hint">We send a code to the account's email address or phone; then you confirm with your password.</p> : null}
+      </form>
+      <p className="divider">or</p>
+      <div className="stack">
+        <Button className="btn-block" busy={busy === 'passkey'} onClick={() => void withPasskey()}>Sign in with a passkey</Button>
+        {providers.map((provider) => (
+          <Button key={provider} className="btn-block" busy={busy === provider} onClick={() => void social(provider)}>
+            Continue with {PROVIDER_LABELS[provider]}
+          </Button>
+        ))}
+      </div>
+      <p className="links">
+        <Link to={sectorLink('/account/forgot-password', sectorID)}>Forgot your password?</Link>
+        <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link>
+      </p>
+    </PublicShell>
+  );
+}

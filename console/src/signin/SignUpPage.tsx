@@ -1,0 +1,65 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { ApiError } from '../api/client';
+import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { ContinueSignIn } from './ContinueSignIn';
+import { signInApi, useSignInContext, type AuthResult } from './flow';
+import { PublicShell } from './PublicShell';
+import { sectorLink, useFinishSignIn } from './SignInPage';
+
+/** Self sign-up where the sector allows it (else the API's SIGNUP_NOT_ALLOWED, in words). */
+export function SignUpPage() {
+  const { sectorID } = useSignInContext();
+  const finish = useFinishSignIn('account', '/account');
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [pending, setPending] = useState<AuthResult | null>(null);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    void (async () => {
+      try {
+        const result = await signInApi.signup(sectorID, { email: email.trim(), password, profile: name.trim() ? { name: name.trim() } : undefined });
+        if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
+        else setPending(result);
+      } catch (e) {
+        setError(e);
+      } finally {
+        setBusy(false);
+      }
+    })();
+  };
+
+  if (pending) {
+    return (
+      <PublicShell title="Create an account">
+        <ContinueSignIn sectorID={sectorID} result={pending} username={email} onDone={(tokens) => void finish(tokens)} onRestart={() => setPending(null)} />
+      </PublicShell>
+    );
+  }
+
+  const violation = (field: string) => (error instanceof ApiError ? error.violation(field) : undefined);
+  return (
+    <PublicShell title="Create an account">
+      <form onSubmit={submit} className="stack" noValidate>
+        <ErrorMessage error={error} />
+        <Field label="Name" error={violation('profile')}>
+          {(p) => <TextInput {...p} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Email address" error={violation('email')} required>
+          {(p) => <TextInput {...p} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
+        </Field>
+        <Field label="Password" error={violation('password')} required hint="At least 8 characters.">
+          {(p) => <TextInput {...p} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
+        </Field>
+        <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={!email.trim() || !password}>Create account</Button>
+      </form>
+      <p><Link to={sectorLink('/account/sign-in', sectorID)}>Already have an account? Sign in</Link></p>
+    </PublicShell>
+  );
+}

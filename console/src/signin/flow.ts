@@ -1,0 +1,131 @@
+/**
+ * The sign-in API (docs/api.md, "Sign-in flows"): every step answers an
+ * authentication result; `SUCCESS` carries the tokens, anything else names the
+ * next step. All calls are public (no access token) and carry the sector.
+ */
+import { useMemo } from 'react';
+import { useSearchParams } from 'react-router';
+import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
+import { api } from '../api/client';
+import type { Area } from '../auth/AuthContext';
+
+export type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
+export type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
+
+export interface AuthResult {
+  transactionID: string;
+  status: AuthStatus;
+  challengeType: ChallengeType;
+  token?: string;
+  refreshToken?: string;
+}
+
+export const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
+export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
+export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'single sign-on' };
+
+/**
+ * The sector the page signs in to: `?sector=<sectorID>`; absent means the platform
+ * tenant's default sector, as in the API. `?social=google,github` names the social
+ * providers to offer (the API has no public list of a sector's enabled providers).
+ */
+export function useSignInContext() {
+  const [params] = useSearchParams();
+  const sector = params.get('sector') ?? '';
+  const social = params.get('social') ?? '';
+  const next = params.get('next') ?? '';
+  return useMemo(() => ({
+    sectorID: sector || undefined,
+    providers: social.split(',').map((p) => p.trim()).filter((p): p is SocialProvider => (SOCIAL_PROVIDERS as readonly string[]).includes(p)),
+    next,
+  }), [sector, social, next]);
+}
+
+/** Where a completed sign-in goes: the `next` page if it is inside the area, else the area's home. */
+export function afterSignIn(area: Area, next: string): string {
+  if (next.startsWith(`/${area}`) && !next.startsWith(`/${area}/sign-in`) && !next.startsWith('//')) return next;
+  return `/${area}`;
+}
+
+const withSector = (sectorID: string | undefined, body: Record<string, unknown>) => (sectorID ? { ...body, sectorID } : body);
+
+export const signInApi = {
+  password: (sectorID: string | undefined, body: { username?: string; password: string; transactionID?: string }) =>
+    api.postPublic<AuthResult>('/api/v1/login/password', withSector(sectorID, body)),
+  otpBegin: (sectorID: string | undefined, body: { username?: string; transactionID?: string; registrationID?: string }) =>
+    api.postPublic<{ transactionID: string }>('/api/v1/login/otp/begin', withSector(sectorID, body)),
+  otp: (sectorID: string | undefined, body: { transactionID: string; code: string }) =>
+    api.postPublic<AuthResult>('/api/v1/login/otp', withSector(sectorID, { transactionID: body.transactionID, password: body.code })),
+  enrollBegin: (sectorID: string | undefined, body: { transactionId: string; email: string }) =>
+    api.postPublic<unknown>('/api/v1/signup/mfa/begin', withSector(sectorID, body)),
+  enrollVerify: (sectorID: string | undefined, body: { transactionId: string; email: string; code: string }) =>
+    api.postPublic<{ token: string; refreshToken?: string }>('/api/v1/signup/mfa/verify', withSector(sectorID, body)),
+  signup: (sectorID: string | undefined, body: { email: string; password: string; username?: string; profile?: Record<string, string> }) =>
+    api.postPublic<AuthResult>('/api/v1/signup', withSector(sectorID, body)),
+  forgot: (sectorID: string | undefined, body: { email?: string; username?: string }) =>
+    api.postPublic<{ status: string }>('/api/v1/password/forgot', withSector(sectorID, body)),
+  reset: (body: { token: string; newPassword: string }) => api.postPublic<AuthResult>('/api/v1/password/reset', body),
+  acceptInvite: (body: { token: string; password: string }) => api.postPublic<AuthResult>('/api/v1/invites/accept', body),
+  magicBegin: (sectorID: string | undefined, body: { email?: string; username?: string }) =>
+    api.postPublic<{ status: string }>('/api/v1/login/magic-link/begin', withSector(sectorID, body)),
+  magicFinish: (body: { token: string }) => api.postPublic<AuthResult>('/api/v1/login/magic-link/finish', body),
+  verifyEmail: (body: { token: string }) => api.postPublic<{ sub: string; emailVerified: boolean }>('/api/v1/email/verify', body),
+  socialInitiate: (sectorID: string | undefined, provider: SocialProvider, redirectURI: string) =>
+    api.postPublic<{ authURL: string; transactionID: string }>(`/api/v1/oauth/${provider}/initiate`, withSector(sectorID, { redirectURI })),
+  socialResult: (transactionID: string) => api.postPublic<AuthResult>('/api/v1/oauth/token', { transactionID }),
+};
+
+interface WebAuthnBegin {
+  credentialAssertion: { publicKey: PublicKeyCredentialRequestOptionsJSON & { timout?: number } };
+  transactionID: string;
+}
+
+/** The request options as the browser wants them: without the interface's misspelled `timout`. */
+function requestOptions(begin: WebAuthnBegin): PublicKeyCredentialRequestOptionsJSON {
+  const { timout: _timout, ...publicKey } = begin.credentialAssertion.publicKey;
+  return publicKey;
+}
+
+/**
+ * A passkey sign-in: begin (with a username, usernameless, or for a transaction
+ * after a password), the browser's ceremony, finish. `autofill` waits for the
+ * user to pick a passkey in the username field's autofill (conditional mediation).
+ */
+export async function passkeySignIn(sectorID: string | undefined, body: { username?: string; transactionID?: string }, options: { autofill?: boolean } = {}): Promise<AuthResult> {
+  const begin = await api.postPublic<WebAuthnBegin>('/api/v1/login/webauthn/begin', withSector(sectorID, body));
+  const assertion = await startAuthentication({ optionsJSON: requestOptions(begin), useBrowserAutofill: options.autofill === true });
+  return api.postPublic<AuthResult>('/api/v1/login/webauthn/finish', withSector(sectorID, { ...assertion, transactionID: begin.transactionID }));
+}
+
+interface RegistrationBegin {
+  options: PublicKeyCredentialCreationOptionsJSON & { rp: { icon?: string }; user: { icon?: string } };
+  transactionID: string;
+}
+
+/** Registers a passkey for the signed-in user (the access token is required). */
+export async function registerPasskey(keyName: string): Promise<void> {
+  const begin = await api.post<RegistrationBegin>('/api/v1/webauthn/registration/begin', { keyName });
+  // The service answers zero values; browsers refuse an empty attachment or icon.
+  const options = JSON.parse(JSON.stringify(begin.options)) as RegistrationBegin['options'];
+  if (options.authenticatorSelection && !options.authenticatorSelection.authenticatorAttachment) delete options.authenticatorSelection.authenticatorAttachment;
+  delete options.rp.icon;
+  delete options.user.icon;
+  const credential = await startRegistration({ optionsJSON: options });
+  await api.post('/api/v1/webauthn/registration/finish', { ...credential, transactionID: begin.transactionID });
+}
+
+/** Whether the browser offers passkeys in the username field's autofill. */
+export async function autofillAvailable(): Promise<boolean> {
+  try {
+    return typeof PublicKeyCredential !== 'undefined' && typeof PublicKeyCredential.isConditionalMediationAvailable === 'function' && (await PublicKeyCredential.isConditionalMediationAvailable());
+  } catch {
+    return false;
+  }
+}
+
+/** A WebAuthn ceremony the user cancelled or that timed out (not worth an alarming message). */
+export function isCeremonyCancelled(error: unknown): boolean {
+  const name = (error as { name?: string; cause?: { name?: string } } | null)?.name;
+  const cause = (error as { cause?: { name?: string } } | null)?.cause?.name;
+  return name === 'NotAllowedError' || cause === 'NotAllowedError' || name === 'AbortError' || cause === 'AbortError' || (error as { code?: string })?.code === 'ERROR_CEREMONY_ABORTED';
+}

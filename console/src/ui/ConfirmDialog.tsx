@@ -1,0 +1,76 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { Button } from './Button';
+import { ErrorMessage } from './Feedback';
+
+export interface ConfirmDialogProps {
+  open: boolean;
+  title: string;
+  children?: ReactNode;
+  confirmLabel?: string;
+  cancelLabel?: string;
+  /** A destructive action: the confirm button is red. */
+  danger?: boolean;
+  busy?: boolean;
+  /** The error of the last attempt, shown inside the dialog. */
+  error?: unknown;
+  onConfirm(): void;
+  onCancel(): void;
+}
+
+/**
+ * A modal confirmation on the native <dialog>: the browser traps focus and makes the
+ * page inert; focus starts on Cancel (the safe choice), Escape cancels, and focus
+ * returns to what had it before.
+ */
+export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', cancelLabel = 'Cancel', danger = false, busy = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      const previous = document.activeElement as HTMLElement | null;
+      dialog.showModal();
+      cancelRef.current?.focus();
+      return () => {
+        if (dialog.open) dialog.close();
+        previous?.focus?.();
+      };
+    }
+    return undefined;
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={children ? bodyId : undefined}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+    >
+      {open ? (
+        <form
+          method="dialog"
+          onSubmit={(event) => {
+            event.preventDefault();
+            onConfirm();
+          }}
+        >
+          <h2 id={titleId}>{title}</h2>
+          {children ? <div id={bodyId} className="dialog-body">{children}</div> : null}
+          <ErrorMessage error={error} />
+          <div className="dialog-actions">
+            <Button ref={cancelRef} onClick={onCancel} disabled={busy}>{cancelLabel}</Button>
+            <Button type="submit" variant={danger ? 'danger' : 'primary'} busy={busy}>{confirmLabel}</Button>
+          </div>
+        </form>
+      ) : null}
+    </dialog>
+  );
+}

@@ -1,0 +1,31 @@
+import { useEffect, type ReactNode } from 'react';
+
+/** A screen: the main landmark with the page's one h1 (also the document title), optional actions beside it. */
+export function Page({ title, actions, children, wide = false }: { title: string; actions?: ReactNode; children: ReactNode; wide?: boolean }) {
+  useEffect(() => {
+    document.title = `${title} · Identity`;
+  }, [title]);
+  return (
+    <main id="main" className={wide ? 'page page-wide' : 'page'} tabIndex={-1}>
+      <div className="page-head">
+        <h1>{title}</h1>
+        {actions ? <div className="page-actions">{actions}</div> : null}
+      </div>
+      {children}
+    </main>
+  );
+}
+
+/** A titled part of a page (h2), a region named by its heading. */
+export function Section({ title, children, actions, id }: { title: string; children: ReactNode; actions?: ReactNode; id?: string }) {
+  const headingId = `${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-heading`;
+  return (
+    <section className="section" aria-labelledby={headingId}>
+      <div className="section-head">
+        <h2 id={headingId}>{title}</h2>
+        {actions ? <div className="section-actions">{actions}</div> : null}
+      </div>
+      {children}
+    </section>
+  );
+}
