@@ -126,8 +126,8 @@ describe('account page in chromium', () => {
     await smtp?.stop();
   });
 
-  it('serves the SPA at /console and /account (deep links too) and its hashed assets with a long cache', async () => {
-    for (const path of ['/console', '/console/sectors/x/users', '/account', '/account/sign-in']) {
+  it('serves the SPA at /console and /account (deep links too), at the default mail-link pages, and its hashed assets with a long cache', async () => {
+    for (const path of ['/console', '/console/sectors/x/users', '/account', '/account/sign-in', '/invite?token=x', '/reset-password?token=x&type=password-reset', '/magic-link', '/verify-email']) {
       const res = await t.http().get(path);
       expect({ path, status: res.status, type: res.headers['content-type'], cache: res.headers['cache-control'] }).toEqual({
         path,

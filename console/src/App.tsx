@@ -26,6 +26,10 @@ export function App() {
         <Route path="/account/signup" element={<SignUpPage />} />
         <Route path="/account/forgot-password" element={<ForgotPasswordPage />} />
         <Route path="/account/link" element={<LinkPage />} />
+        {/* The service's default mail links (a sector without MagicLinkURL): the same page. */}
+        {['/invite', '/reset-password', '/magic-link', '/verify-email'].map((path) => (
+          <Route key={path} path={path} element={<LinkPage />} />
+        ))}
         <Route path="/account/*" element={<RequireAuth area="account"><AccountApp /></RequireAuth>} />
         <Route path="*" element={<Navigate to="/account" replace />} />
       </Routes>

@@ -201,6 +201,8 @@ export const api = {
   put: <T>(path: string, body?: unknown): Promise<T> => send<T>('PUT', path, undefined, body ?? {}, true),
   patch: <T>(path: string, body?: unknown): Promise<T> => send<T>('PATCH', path, undefined, body ?? {}, true),
   del: <T>(path: string): Promise<T> => send<T>('DELETE', path, undefined, undefined, true),
+  /** A public GET (what a sign-in page offers): never carries the access token. */
+  getPublic: <T>(path: string, query?: Query): Promise<T> => send<T>('GET', path, query, undefined, false),
   /** A public POST (sign-in steps, links): never carries the access token. */
   postPublic: <T>(path: string, body?: unknown): Promise<T> => send<T>('POST', path, undefined, body ?? {}, false),
 };

@@ -35,7 +35,7 @@ export function useFinishSignIn(area: Area, next: string) {
  * the transaction asks for (ContinueSignIn).
  */
 export function SignInPage({ area }: { area: Area }) {
-  const { sectorID, providers, next } = useSignInContext();
+  const { sectorID, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled, next } = useSignInContext();
   const [params, setParams] = useSearchParams();
   const finish = useFinishSignIn(area, next);
   const [mode, setMode] = useState<Mode>('password');
@@ -150,7 +150,7 @@ export function SignInPage({ area }: { area: Area }) {
       window.location.assign(authURL);
     });
 
-  const title = area === 'console' ? 'Sign in to the console' : 'Sign in';
+  const title = `${area === 'console' ? 'Sign in to the console' : 'Sign in'}${sectorName ? ` — ${sectorName}` : ''}`;
 
   if (pending) {
     return (
@@ -177,7 +177,7 @@ export function SignInPage({ area }: { area: Area }) {
       <div className="tabs" role="group" aria-label="Sign in with">
         <Button aria-pressed={mode === 'password'} onClick={() => setMode('password')}>Password</Button>
         <Button aria-pressed={mode === 'code'} onClick={() => setMode('code')}>Email code</Button>
-        <Button aria-pressed={mode === 'magic'} onClick={() => setMode('magic')}>Email link</Button>
+        {magicLinkLoginEnabled ? <Button aria-pressed={mode === 'magic'} onClick={() => setMode('magic')}>Email link</Button> : null}
       </div>
       <form onSubmit={submit} className="stack" noValidate>
         <ErrorMessage error={error} />
@@ -217,7 +217,7 @@ export function SignInPage({ area }: { area: Area }) {
       </div>
       <p className="links">
         <Link to={sectorLink('/account/forgot-password', sectorID)}>Forgot your password?</Link>
-        <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link>
+        {selfSignUpAllowed ? <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link> : null}
       </p>
     </PublicShell>
   );

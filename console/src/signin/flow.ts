@@ -3,6 +3,7 @@
  * authentication result; `SUCCESS` carries the tokens, anything else names the
  * next step. All calls are public (no access token) and carry the sector.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
@@ -24,21 +25,42 @@ export const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
 export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'single sign-on' };
 
+/** What a sector's sign-in page offers (GET /api/v1/sign-in-options). */
+export interface SignInOptions {
+  sectorID: string;
+  sectorName: string;
+  selfSignUpAllowed: boolean;
+  mfaRequired: boolean;
+  magicLinkLoginEnabled: boolean;
+  providers: string[];
+}
+
 /**
  * The sector the page signs in to: `?sector=<sectorID>`; absent means the platform
- * tenant's default sector, as in the API. `?social=google,github` names the social
- * providers to offer (the API has no public list of a sector's enabled providers).
+ * tenant's default sector, as in the API. What the page offers — social buttons,
+ * sign-in links, signup — comes from the sector's public sign-in options; while
+ * they load (or if they cannot be read) only what every sector has is shown.
  */
 export function useSignInContext() {
   const [params] = useSearchParams();
   const sector = params.get('sector') ?? '';
-  const social = params.get('social') ?? '';
   const next = params.get('next') ?? '';
+  const options = useQuery({
+    queryKey: ['sign-in-options', sector],
+    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', sector ? { sectorID: sector } : undefined),
+    staleTime: 60_000,
+    retry: false,
+  });
+  const data = options.data;
   return useMemo(() => ({
     sectorID: sector || undefined,
-    providers: social.split(',').map((p) => p.trim()).filter((p): p is SocialProvider => (SOCIAL_PROVIDERS as readonly string[]).includes(p)),
+    sectorName: data?.sectorName ?? '',
+    providers: (data?.providers ?? []).filter((p): p is SocialProvider => (SOCIAL_PROVIDERS as readonly string[]).includes(p)),
+    selfSignUpAllowed: data?.selfSignUpAllowed ?? false,
+    magicLinkLoginEnabled: data?.magicLinkLoginEnabled ?? false,
+    optionsError: options.error,
     next,
-  }), [sector, social, next]);
+  }), [sector, data, options.error, next]);
 }
 
 /** Where a completed sign-in goes: the `next` page if it is inside the area, else the area's home. */
