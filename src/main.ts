@@ -17,7 +17,8 @@ import { createValidationPipe } from './common/validation/validation';
 import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
-import { headersSetBy, IntrospectionFastPath } from './introspection/introspection-fast-path';
+import { IntrospectionFastPath } from './introspection/introspection-fast-path';
+import { headersSetBy, setsHeaders } from './common/http/static-headers';
 import { setupOpenApi } from './openapi';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -48,6 +49,12 @@ const SECURITY_HEADERS: Parameters<typeof helmet>[0] = {
   referrerPolicy: { policy: 'no-referrer' },
   crossOriginResourcePolicy: { policy: 'cross-origin' },
 };
+/**
+ * The headers that configuration produces, recorded once: the configuration is
+ * static, so every response gets them from one loop (and the introspection fast
+ * path, which bypasses the middleware, sends the same ones).
+ */
+const SECURITY_HEADER_LIST = headersSetBy(helmet(SECURITY_HEADERS));
 
 export function logLevels(level: AppConfig['logLevel']): LogLevel[] {
   return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
@@ -78,7 +85,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config.publicUrl);
   // The token hot path, in front of either adapter (src/introspection/introspection-fast-path.ts).
-  app.get(IntrospectionFastPath).install(app.getHttpServer(), headersSetBy(helmet(SECURITY_HEADERS)));
+  app.get(IntrospectionFastPath).install(app.getHttpServer(), SECURITY_HEADER_LIST);
   return app;
 }
 
@@ -87,7 +94,7 @@ type RootModule = ReturnType<typeof AppModule.forRoot>;
 async function createExpressApp(module: RootModule, options: NestApplicationOptions, config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, options);
   // The first middleware, so every answer (body-parser refusals, preflights, drain refusals) carries the headers.
-  app.use(helmet(SECURITY_HEADERS));
+  app.use(setsHeaders(SECURITY_HEADER_LIST));
   // Body-parser failures (malformed JSON, over 1 MiB) become domain errors here, so
   // the global filter maps them with their own reasons like any other error.
   const json = express.json(JSON_BODY);
@@ -121,7 +128,7 @@ async function createFastifyApp(module: RootModule, options: NestApplicationOpti
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, options);
   // The first middleware (middie runs Nest's middleware in an onRequest hook, before any body is read).
-  app.use(helmet(SECURITY_HEADERS));
+  app.use(setsHeaders(SECURITY_HEADER_LIST));
   const fastify = app.getHttpAdapter().getInstance();
   // Express 5 names a trailing wildcard (`assets/*path`); Fastify's router takes a bare `*` there. The
   // handlers read the path from the URL, and the route template (logs, metrics) stays Nest's.

@@ -51,6 +51,23 @@ export class Lifecycle {
     });
   }
 
+  /**
+   * Counts a request as running until its response finishes or its connection
+   * closes, whichever comes first; then calls `done` once.
+   */
+  track(res: Pick<DrainResponse, 'once'>, done: () => void): void {
+    this.started();
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.finished();
+      done();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+  }
+
   started(): void {
     this.active += 1;
   }
@@ -77,15 +94,7 @@ export class DrainMiddleware implements NestMiddleware {
       res.end(JSON.stringify(wire.body));
       return;
     }
-    this.lifecycle.started();
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      this.lifecycle.finished();
-    };
-    res.once('finish', finish);
-    res.once('close', finish);
+    this.lifecycle.track(res, () => undefined);
     if (this.lifecycle.draining) res.setHeader('Connection', 'close');
     next();
   }

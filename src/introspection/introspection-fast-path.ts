@@ -93,17 +93,8 @@ export class IntrospectionFastPath {
     const started = process.hrtime.bigint();
     const requestId = ensureRequestId(req as unknown as IncomingRequest);
     const context: RequestContext = { requestId, clientIp: '' };
-    this.lifecycle.started();
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      this.lifecycle.finished();
-      // The finish event runs outside the request's async context: record within it (log lines carry the request).
-      requestContext.run(context, () => this.record(res.statusCode, started));
-    };
-    res.once('finish', finish);
-    res.once('close', finish);
+    // The end of a response runs outside the request's async context: record within it (log lines carry the request).
+    this.lifecycle.track(res, () => requestContext.run(context, () => this.record(res.statusCode, started)));
     runRequestContext(req, context, () => {
       this.answer(req)
         .then((body) => this.send(res, 200, requestId, body, []))
@@ -184,17 +175,3 @@ function parseStrictJson(raw: Buffer): unknown {
   throw DomainError.invalidArgument('The request body is not valid JSON.', undefined, Reason.MALFORMED_JSON);
 }
 
-/**
- * The headers a connect-style middleware sets on every response (e.g. helmet's),
- * recorded once, so a path that bypasses the middleware chain still sends them.
- */
-export function headersSetBy(middleware: (req: never, res: never, next: () => void) => void): Array<[string, string]> {
-  const headers: Array<[string, string]> = [];
-  const recorder = {
-    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
-    removeHeader: () => undefined,
-    getHeader: () => undefined,
-  };
-  middleware({ headers: {}, method: 'GET', url: '/' } as never, recorder as never, () => undefined);
-  return headers;
-}

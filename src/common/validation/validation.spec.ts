@@ -1,5 +1,6 @@
+import { IsOptional, IsString } from 'class-validator';
 import { DomainError } from '../errors/domain-error';
-import { assertWellFormed, MAX_BODY_DEPTH } from './validation';
+import { assertWellFormed, createValidationPipe, MAX_BODY_DEPTH } from './validation';
 
 function refusal(value: unknown): { reason: string; fields: string[] } | undefined {
   try {
@@ -35,5 +36,34 @@ describe('assertWellFormed', () => {
     let ok: unknown = 'leaf';
     for (let i = 0; i < MAX_BODY_DEPTH; i++) ok = { a: ok };
     expect(refusal(ok)).toBeUndefined();
+  });
+});
+
+describe('the validation pipe on an empty query string', () => {
+  class OptionalQuery {
+    @IsOptional() @IsString() searchTerm?: string;
+  }
+  class RequiredQuery {
+    @IsString() token!: string;
+  }
+  const pipe = createValidationPipe();
+  const asQuery = (metatype: new () => unknown) => ({ type: 'query' as const, metatype, data: undefined });
+
+  it('answers an instance of an all-optional DTO, the first time and after (when the answer is remembered)', async () => {
+    for (let i = 0; i < 3; i++) {
+      const out = await pipe.transform({}, asQuery(OptionalQuery));
+      expect(out).toBeInstanceOf(OptionalQuery);
+      expect(out).toEqual(new OptionalQuery());
+    }
+  });
+
+  it('refuses an empty query for a DTO with a required field every time', async () => {
+    for (let i = 0; i < 3; i++) await expect(pipe.transform({}, asQuery(RequiredQuery))).rejects.toBeInstanceOf(DomainError);
+  });
+
+  it('still validates a query that is not empty', async () => {
+    await pipe.transform({}, asQuery(OptionalQuery));
+    await expect(pipe.transform({ searchTerm: ['a', 'b'] }, asQuery(OptionalQuery))).rejects.toBeInstanceOf(DomainError);
+    await expect(pipe.transform({ searchTerm: 'a' }, asQuery(OptionalQuery))).resolves.toEqual(Object.assign(new OptionalQuery(), { searchTerm: 'a' }));
   });
 });

@@ -80,10 +80,24 @@ export function stripNulls(value: unknown): unknown {
  * the DTO validates.
  */
 class ContractValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  /** Query DTOs an empty query string is known to satisfy (a deterministic answer, so worked out once per class). */
+  private readonly emptyQueryValid = new WeakSet<object>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Most reads carry no query string: their DTO need not be transformed and validated again each time.
+    const emptyQuery = metadata.type === 'query' && typeof metadata.metatype === 'function' && isEmptyObject(value);
+    if (emptyQuery && this.emptyQueryValid.has(metadata.metatype as object)) return new (metadata.metatype as new () => unknown)();
     if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') assertWellFormed(value);
-    return super.transform(metadata.type === 'body' ? stripNulls(value) : value, metadata);
+    const result = await super.transform(metadata.type === 'body' ? stripNulls(value) : value, metadata);
+    if (emptyQuery) this.emptyQueryValid.add(metadata.metatype as object);
+    return result;
   }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _key in value) return false;
+  return true;
 }
 
 /**
