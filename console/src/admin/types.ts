@@ -92,38 +92,7 @@ export interface ListUsersResponse extends Paged {
   users: UserListItem[];
 }
 
-export interface Address {
-  formatted: string;
-  streetAddress: string;
-  locality: string;
-  region: string;
-  postalCode: string;
-  country: string;
-}
-
-export interface UserProfile {
-  sub: string;
-  name: string;
-  givenName: string;
-  familyName: string;
-  middleName: string;
-  nickname: string;
-  preferredUsername: string;
-  profile: string;
-  picture: string;
-  website: string;
-  email: string;
-  emailVerified: boolean;
-  gender: string;
-  birthdate: string;
-  zoneinfo: string;
-  locale: string;
-  phoneNumber: string;
-  phoneNumberVerified: boolean;
-  address: Address;
-  updatedAt: string;
-  createdAt: string;
-}
+export type { Address, UserProfile } from '../api/types';
 
 export interface ApiToken {
   id: string;
