@@ -141,6 +141,10 @@ describe('admin console in chromium', () => {
     expect(tenantID).toMatch(/^[0-9a-f-]{36}$/);
     expect(rootSectorID).toMatch(/^[0-9a-f-]{36}$/);
 
+    // The tenant list (server-side search) shows it.
+    await page.getByLabel('Search tenants').fill(tenantSlug);
+    await page.getByRole('table', { name: 'Tenants of the platform' }).getByText(tenantSlug, { exact: true }).waitFor();
+
     // Read it back with ping and stats.
     const read = page.getByRole('form', { name: 'Read a tenant' });
     await read.getByLabel('Tenant ID').fill(tenantID);

@@ -274,6 +274,52 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
     });
   });
 
+  describe('GET /api/v1/tenants', () => {
+    const list = (query: Record<string, string | number> = {}, token = platform) =>
+      t.http().get('/api/v1/tenants').query(query).set('Authorization', `Bearer ${token}`);
+
+    it('lists every tenant oldest first, the platform first, with search and paging', async () => {
+      const marker = uniqueSlug('lst');
+      const made = [];
+      for (let i = 0; i < 3; i++) made.push(await provisionTenant(t, `${marker}-${i}`));
+      const all = await list({ pageSize: 100 });
+      expect(all.status).toBe(200);
+      expect(all.body.tenants[0]).toMatchObject({ isPlatform: true });
+      expect(all.body.totalCount).toBe(all.body.tenants.length);
+      const found = await list({ searchTerm: marker.toUpperCase(), pageSize: 2 });
+      expect(found.body).toEqual({
+        tenants: [
+          {
+            tenantID: made[0].tenantID,
+            slug: made[0].slug,
+            name: `Tenant ${made[0].slug}`,
+            kid: made[0].kid,
+            isPlatform: false,
+            rootSectorID: made[0].rootSectorID,
+            sectorCount: 1,
+            subSectorCount: 0,
+            createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          },
+          expect.objectContaining({ tenantID: made[1].tenantID }),
+        ],
+        totalCount: 3,
+        totalPages: 2,
+        currentPage: 1,
+      });
+      const second = await list({ searchTerm: marker, pageSize: 2, page: 2 });
+      expect(second.body.tenants.map((x: { tenantID: string }) => x.tenantID)).toEqual([made[2].tenantID]);
+      const past = await list({ searchTerm: marker, pageSize: 2, page: 5 });
+      expect(past.body).toMatchObject({ tenants: [], totalCount: 3, currentPage: 5 });
+      expect((await list({ searchTerm: '%_' })).body.tenants).toEqual([]);
+    });
+
+    it('is for platform admins only, and refuses a malformed page', async () => {
+      const tenant = await provisionTenant(t);
+      expectError(await list({}, tenant.adminToken), 403, 7);
+      expectError(await list({ pageSize: 'many' }), 400, 3, 'VALIDATION_FAILED');
+    });
+  });
+
   describe('GET /api/v1/tenants/{tenantID}', () => {
     it('reads a tenant with its sectors; counts follow new sectors', async () => {
       const tenant = await provisionTenant(t);

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { translatingUniqueViolations } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import { likeEscape } from '../common/wire/paging';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { SigningKeyEntity } from './signing-key.entity';
@@ -47,6 +48,29 @@ export class DirectoryRepository {
   }
 
   /** Does the platform tenant exist yet (uncached)? */
+  /**
+   * One page of tenants (oldest first) whose slug or name contains `searchTerm`
+   * (case-insensitive), with how many match, in one statement.
+   */
+  async listTenants(searchTerm: string | undefined, limit: number, offset: number): Promise<{ items: Array<TenantEntity & { sectorCount: number }>; total: number }> {
+    const params: unknown[] = [];
+    let where = '';
+    if (searchTerm) {
+      params.push(`%${likeEscape(searchTerm)}%`);
+      where = `WHERE t.slug ILIKE $1 ESCAPE '\\' OR t.name ILIKE $1 ESCAPE '\\'`;
+    }
+    const rows: Array<Record<string, unknown>> = await this.main.query(
+      `SELECT t.id, t.slug, t.name, t.is_platform AS "isPlatform", t.kid, t.root_sector_id AS "rootSectorId", t.created_at AS "createdAt",
+              (SELECT count(*) FROM sector_directory d WHERE d.tenant_id = t.id)::int AS "sectorCount", count(*) OVER () AS total
+         FROM tenants t ${where} ORDER BY t.created_at, t.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+    if (rows.length > 0) return { items: rows.map(({ total: _t, ...t }) => t as unknown as TenantEntity & { sectorCount: number }), total: Number(rows[0].total) };
+    if (offset === 0) return { items: [], total: 0 };
+    const [{ n }] = await this.main.query(`SELECT count(*)::int AS n FROM tenants t ${where}`, params);
+    return { items: [], total: Number(n) };
+  }
+
   platformExists(): Promise<boolean> {
     return this.main.getRepository(TenantEntity).existsBy({ isPlatform: true });
   }

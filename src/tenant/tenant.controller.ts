@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { Authenticated } from '../access/decorators';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
-import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse } from './dto/tenant.dto';
+import { GetTenantQuery, GetTenantResponse, ListTenantsQuery, ListTenantsResponse, ProvisionTenantDto, ProvisionTenantResponse } from './dto/tenant.dto';
 import { TenantService } from './tenant.service';
 
 @ApiTags('Tenants')
@@ -12,6 +12,14 @@ import { TenantService } from './tenant.service';
 @Controller('api/v1/tenants')
 export class TenantController {
   constructor(private readonly tenants: TenantService) {}
+
+  @Get()
+  @Authenticated({ role: Role.PLATFORM_ADMIN })
+  @ApiOperation({ summary: 'List the tenants, oldest first, with search and paging (platform admins)' })
+  @ApiOkResponse({ type: ListTenantsResponse })
+  list(@Query() query: ListTenantsQuery): Promise<ListTenantsResponse> {
+    return this.tenants.list(query);
+  }
 
   @Get(':tenantID')
   @Authenticated({ role: Role.PLATFORM_ADMIN })

@@ -1,5 +1,5 @@
 import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
-import { TenantResponse, TenantSectorSummary } from './dto/tenant.dto';
+import { TenantListItem, TenantResponse, TenantSectorSummary } from './dto/tenant.dto';
 import { TenantEntity } from '../tenancy/tenant.entity';
 
 export function toTenantResponse(t: TenantEntity, sectorCount: number): TenantResponse {
@@ -12,6 +12,10 @@ export function toTenantResponse(t: TenantEntity, sectorCount: number): TenantRe
     sectorCount,
     subSectorCount: Math.max(0, sectorCount - 1),
   };
+}
+
+export function toTenantListItem(t: TenantEntity, sectorCount: number): TenantListItem {
+  return { ...toTenantResponse(t, sectorCount), name: t.name, createdAt: new Date(t.createdAt).toISOString() };
 }
 
 export function toTenantSectorSummary(s: SectorDirectoryEntity): TenantSectorSummary {

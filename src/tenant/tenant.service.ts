@@ -23,8 +23,9 @@ import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
 import { isUsableRelyingParty, resolveRelyingParty } from '../webauthn/relying-party';
-import { GetTenantQuery, GetTenantResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
-import { toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
+import { GetTenantQuery, GetTenantResponse, ListTenantsQuery, ListTenantsResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
+import { pageInfo, paging } from '../common/wire/paging';
+import { toTenantListItem, toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
 import { TenantEntity } from '../tenancy/tenant.entity';
 
 export const DEFAULT_SECTOR_SLUG = 'admin';
@@ -167,6 +168,13 @@ export class TenantService {
       await tenantDs?.destroy().catch(() => undefined);
       await runner.release();
     }
+  }
+
+  /** The platform's tenants, oldest first, with search and paging (platform admins). */
+  async list(query: ListTenantsQuery): Promise<ListTenantsResponse> {
+    const p = paging(query.pageSize, query.page);
+    const { items, total } = await this.directoryRepo.listTenants(query.searchTerm, p.pageSize, p.offset);
+    return { tenants: items.map((t) => toTenantListItem(t, t.sectorCount)), ...pageInfo(total, p) };
   }
 
   async get(tenantId: string, query: GetTenantQuery): Promise<GetTenantResponse> {

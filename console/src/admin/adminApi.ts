@@ -11,6 +11,7 @@ import type {
   Sector,
   SectorSettings,
   UserProfile,
+  ListTenantsResponse,
 } from './types';
 import { queryOf } from './util';
 
@@ -19,6 +20,8 @@ import { queryOf } from './util';
 const enc = encodeURIComponent;
 
 export const tenantsApi = {
+  list: (q: { page: number; pageSize: number; searchTerm: string }) =>
+    api.get<ListTenantsResponse>('/api/v1/tenants', queryOf({ page: q.page, pageSize: q.pageSize, searchTerm: q.searchTerm || undefined })),
   provision: (body: { slug: string; name: string; adminEmail?: string; adminPassword?: string }) => api.post<ProvisionTenantResponse>('/api/v1/tenants', body),
   read: (tenantID: string, opts: { ping: boolean; includeStats: boolean }) =>
     api.get<GetTenantResponse>(`/api/v1/tenants/${enc(tenantID)}`, queryOf({ ping: opts.ping || undefined, includeStats: opts.includeStats || undefined })),

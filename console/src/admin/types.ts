@@ -36,6 +36,25 @@ export interface TenantStats {
   webauthnConfigured: boolean;
 }
 
+export interface TenantListItem {
+  tenantID: string;
+  slug: string;
+  name: string;
+  kid: string;
+  isPlatform: boolean;
+  rootSectorID: string;
+  sectorCount: number;
+  subSectorCount: number;
+  createdAt: string;
+}
+
+export interface ListTenantsResponse {
+  tenants: TenantListItem[];
+  totalCount: number;
+  totalPages: number;
+  currentPage: number;
+}
+
 export interface GetTenantResponse {
   tenant: { tenantID: string; slug: string; kid: string; isPlatform: boolean; rootSectorID: string; sectorCount: number; subSectorCount: number };
   sectors: Array<{ sectorID: string; slug: string; name: string; isDefault: boolean }>;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { QueryBoolean, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/validation/validation';
+import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { QueryBoolean, QueryInt, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/validation/validation';
 import { SectorResponse } from '../../sector/dto/sector.dto';
 
 export class ProvisionTenantDto {
@@ -35,6 +35,27 @@ export class TenantResponse {
   @ApiProperty() rootSectorID: string;
   @ApiProperty({ type: 'integer', format: 'int32' }) sectorCount: number;
   @ApiProperty({ type: 'integer', format: 'int32' }) subSectorCount: number;
+}
+
+export class ListTenantsQuery {
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', description: 'Default 20, at most 100.' })
+  @IsOptional() @QueryInt() @IsInt() pageSize?: number;
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', description: '1-based.' })
+  @IsOptional() @QueryInt() @IsInt() page?: number;
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of the slug or the name.' })
+  @IsOptional() @IsString() @MaxLength(200) searchTerm?: string;
+}
+
+export class TenantListItem extends TenantResponse {
+  @ApiProperty() name: string;
+  @ApiProperty({ type: 'string', format: 'date-time' }) createdAt: string;
+}
+
+export class ListTenantsResponse {
+  @ApiProperty({ type: [TenantListItem] }) tenants: TenantListItem[];
+  @ApiProperty({ type: 'integer', format: 'int32' }) totalCount: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) totalPages: number;
+  @ApiProperty({ type: 'integer', format: 'int32' }) currentPage: number;
 }
 
 export class TenantSectorSummary {

@@ -1,18 +1,70 @@
-import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
-import { Button, Checkbox, ErrorMessage, Field, Loading, Page, Section, TextInput, useToast } from '../../ui';
+import { Button, Checkbox, DataTable, ErrorMessage, Field, Loading, Page, Section, TextInput, useToast, type ColumnDef } from '../../ui';
 import { tenantsApi } from '../adminApi';
-import type { GetTenantResponse, ProvisionTenantResponse } from '../types';
+import type { GetTenantResponse, ProvisionTenantResponse, TenantListItem } from '../types';
+import { useDebounced } from '../util';
 
 /**
- * Platform admins: provision a tenant (optionally with its first admin) and read
- * one by id with `ping` and `includeStats`. The API has no route that lists
- * tenants (docs/api.md: only GET /tenants/{tenantID} and POST /tenants), so the
- * screen keeps the tenants provisioned in this browser session at hand and reads
- * any other by its id.
+ * Platform admins: the platform's tenants (search and paging on the server),
+ * provisioning one (optionally with its first admin), and reading one with
+ * `ping` and `includeStats`.
  */
+
+const PAGE_SIZE = 20;
+
+function TenantList({ onRead }: { onRead: (tenantID: string) => void }) {
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+  const searchTerm = useDebounced(search.trim());
+  const query = useQuery({
+    queryKey: ['tenants', 'list', { searchTerm, page }],
+    queryFn: () => tenantsApi.list({ page, pageSize: PAGE_SIZE, searchTerm }),
+    placeholderData: keepPreviousData,
+  });
+  const columns = useMemo<Array<ColumnDef<TenantListItem>>>(
+    () => [
+      { id: 'name', header: 'Name', cell: ({ row }) => <>{row.original.name}{row.original.isPlatform ? <span className="badge"> platform</span> : null}</> },
+      { id: 'slug', header: 'Slug', cell: ({ row }) => <code>{row.original.slug}</code> },
+      { id: 'sectors', header: 'Sectors', cell: ({ row }) => row.original.sectorCount },
+      { id: 'created', header: 'Provisioned', cell: ({ row }) => new Date(row.original.createdAt).toLocaleDateString() },
+      {
+        id: 'actions',
+        header: 'Manage',
+        cell: ({ row }) => (
+          <Button variant="link" onClick={() => onRead(row.original.tenantID)} aria-label={`Read ${row.original.slug}`}>
+            Read
+          </Button>
+        ),
+      },
+    ],
+    [onRead],
+  );
+  return (
+    <Section title="All tenants" id="tenant-list">
+      <div className="toolbar" role="search" aria-label="Tenants">
+        <Field label="Search tenants" hint="Part of a slug or name.">
+          {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => { setSearch(e.target.value); setPage(1); }} />}
+        </Field>
+      </div>
+      <DataTable
+        caption="Tenants of the platform"
+        columns={columns}
+        data={query.data?.tenants}
+        loading={query.isFetching}
+        error={query.error}
+        emptyTitle={searchTerm ? 'No tenant matches the search.' : 'No tenants yet.'}
+        getRowId={(t) => t.tenantID}
+        page={query.data?.currentPage ?? page}
+        pageCount={query.data?.totalPages}
+        totalCount={query.data?.totalCount}
+        onPageChange={setPage}
+      />
+    </Section>
+  );
+}
 
 interface ProvisionForm {
   name: string;
@@ -194,16 +246,18 @@ function ReadSection({ tenantID, onTenantID }: { tenantID: string; onTenantID: (
 }
 
 export default function TenantsPage() {
-  const [provisioned, setProvisioned] = useState<Array<ProvisionTenantResponse & { adminEmail: string }>>([]);
+  const [latest, setLatest] = useState<(ProvisionTenantResponse & { adminEmail: string }) | undefined>();
   const [readID, setReadID] = useState('');
-  const latest = provisioned[0];
   const resultId = useId();
+  const queryClient = useQueryClient();
   return (
     <Page title="Tenants">
-      <p className="page-lead">
-        The API reads tenants by id; it has no list of tenants. Tenants provisioned here are listed below for this session.
-      </p>
-      <ProvisionSection onProvisioned={(t, adminEmail) => setProvisioned((all) => [{ ...t, adminEmail }, ...all])} />
+      <ProvisionSection
+        onProvisioned={(t, adminEmail) => {
+          setLatest({ ...t, adminEmail });
+          void queryClient.invalidateQueries({ queryKey: ['tenants'] });
+        }}
+      />
       {latest ? (
         <section className="secret-once" aria-labelledby={resultId}>
           <h2 id={resultId}>Tenant provisioned</h2>
@@ -226,21 +280,8 @@ export default function TenantsPage() {
           <Button onClick={() => setReadID(latest.tenantID)}>Read this tenant</Button>
         </section>
       ) : null}
+      <TenantList onRead={setReadID} />
       <ReadSection tenantID={readID} onTenantID={setReadID} />
-      {provisioned.length > 1 ? (
-        <Section title="Provisioned in this session" id="session-tenants">
-          <ul>
-            {provisioned.map((t) => (
-              <li key={t.tenantID}>
-                {t.slug}{' '}
-                <Button variant="link" onClick={() => setReadID(t.tenantID)}>
-                  Read {t.slug}
-                </Button>
-              </li>
-            ))}
-          </ul>
-        </Section>
-      ) : null}
     </Page>
   );
 }
