@@ -17,6 +17,7 @@ import { revocationScenario } from './scenarios/revocation';
 import { scaleOutScenario } from './scenarios/scale-out';
 import { tenantsScenario } from './scenarios/tenants';
 import { userListScenario } from './scenarios/user-list';
+import { summarizeProfiles } from './lib/profile';
 
 /**
  * `npm run bench`: every scenario in one run, each beside its baseline (see the
@@ -157,6 +158,10 @@ async function main(): Promise<void> {
   console.log(`\nResults (${config.cores} cores shared by load generator, services and PostgreSQL; ${config.seconds} s per load)\n`);
   console.log(report.table());
   if (report.failures.length) console.log(`\nFailures:\n${report.failures.map((f) => `  - ${f}`).join('\n')}`);
+  if (config.profile && existsSync(join(runDir, 'profiles', 'service'))) {
+    console.log(`\nWhere the service's CPU time went (self time, main instance; flame graphs: the .cpuprofile files in ${join(runDir, 'profiles')}):`);
+    console.log(summarizeProfiles(join(runDir, 'profiles', 'service')));
+  }
   console.log(`\nJSON: ${config.output}\nLogs: ${runDir}`);
   if (report.failures.length) process.exitCode = 1;
 }

@@ -21,6 +21,8 @@ export interface BenchConfig {
   databaseUrl?: string;
   scenarios: ReadonlySet<Scenario>;
   cores: number;
+  /** BENCH_PROFILE=1: every service instance runs with --cpu-prof; the run prints where the main instance's time went. */
+  profile: boolean;
 }
 
 function num(name: string, fallback: number, min = 0): number {
@@ -57,5 +59,6 @@ export function readConfig(): BenchConfig {
     databaseUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined,
     scenarios: scenarios(),
     cores: cpus().length,
+    profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
   };
 }

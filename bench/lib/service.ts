@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { freePort } from './ports';
+import { profileArgs } from './profile';
 
 export const PLATFORM_ADMIN = 'bench-admin@platform.test';
 export const PLATFORM_PASSWORD = 'bench-admin-password';
@@ -102,7 +103,8 @@ export async function startService(
   const out = openSync(logFile, 'a');
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('BENCH_') || key === 'HTTP_ADAPTER' || key === 'MASTER_KEYS') delete env[key];
-  const child = spawn(process.execPath, [join(dep.build, 'src', 'main.js')], {
+  const profiles = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true' ? join(runDir, 'profiles', name) : undefined;
+  const child = spawn(process.execPath, [...profileArgs(profiles), join(dep.build, 'src', 'main.js')], {
     cwd: dirname(dep.build),
     env: {
       ...env,
