@@ -58,6 +58,14 @@ export class BenchDatabases {
     return { total: rows.reduce((s, r) => s + r.n, 0), byApplication };
   }
 
+  /** Connections the server still accepts: max_connections less those open and those reserved for superusers. */
+  async headroom(): Promise<number> {
+    const { rows } = await this.admin.query<{ n: number }>(
+      `SELECT (current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int - (SELECT count(*) FROM pg_stat_activity))::int AS n`,
+    );
+    return rows[0].n;
+  }
+
   /** Committed transactions so far in a deployment's databases (pg_stat_database). */
   async commits(prefix: string): Promise<number> {
     const { rows } = await this.admin.query<{ n: string }>(`SELECT coalesce(sum(xact_commit), 0)::bigint AS n FROM pg_stat_database WHERE starts_with(datname, $1)`, [prefix]);

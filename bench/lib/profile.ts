@@ -40,9 +40,11 @@ export function summarizeProfiles(dir: string, top = 15): string {
     const delta = profile.timeDeltas[i] ?? 0;
     if (!node) return;
     const place = placeOf(node.callFrame.url, node.callFrame.functionName);
+    // Waiting is not work: the shares are of the time the process was busy.
+    if (place === '(idle)') return;
     time.set(place, (time.get(place) ?? 0) + delta);
     total += delta;
   });
   const rows = [...time.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  return [`  ${file}`, ...rows.map(([place, t]) => `  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${place}`)].join('\n');
+  return [`  ${file} (shares of the busy time)`, ...rows.map(([place, t]) => `  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${place}`)].join('\n');
 }

@@ -29,6 +29,19 @@ interface Snapshot {
   serverConnections: number;
 }
 
+/** The instance's pool settings for `headroom` free server connections, and the bound they set on its connections. */
+function poolLimits(headroom: number): { env: Record<string, string>; bound: number } {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const main = env('DB_POOL_MAX', 10);
+  const perTenant = env('TENANT_POOL_MAX', 2);
+  const listeners = env('AUTH_CACHE_DATABASES', 10);
+  const pools = env('TENANT_CONNECTIONS_MAX', Math.max(2, Math.floor((headroom - 10 - main - listeners) / perTenant)));
+  return {
+    env: { DB_POOL_MAX: String(main), TENANT_POOL_MAX: String(perTenant), AUTH_CACHE_DATABASES: String(listeners), TENANT_CONNECTIONS_MAX: String(pools) },
+    bound: main + pools * perTenant + listeners,
+  };
+}
+
 /**
  * Scenario 6: BENCH_TENANTS tenants provisioned (pooled mode, PARALLEL at a time) on
  * one fresh instance and database, then introspection and logins spread over a
@@ -40,7 +53,10 @@ export async function tenantsScenario(ctx: BenchContext): Promise<void> {
   const { config, dbs, report } = ctx;
   const db = await dbs.create();
   const dep = deployment(ctx.build, db, config.bcryptCost);
-  const instance = await startService(dep, ctx.runDir, 'service-tenants', { TENANCY_MODE: 'pooled' });
+  // Bounded pools sized to what the server accepts (a stock PostgreSQL allows 100 connections):
+  // main pool + open tenant pools × their size + auth listeners, with a margin for the benchmark's own.
+  const limits = poolLimits(await dbs.headroom());
+  const instance = await startService(dep, ctx.runDir, 'service-tenants', { TENANCY_MODE: 'pooled', ...limits.env });
   try {
     const snapshot = async (): Promise<Snapshot> => ({
       rssMiB: rssMiB(instance.pid),
@@ -115,8 +131,7 @@ export async function tenantsScenario(ctx: BenchContext): Promise<void> {
       processConnections: Math.max(intro.max.processConnections ?? 0, logins.max.processConnections ?? 0),
       serverConnections: Math.max(intro.max.serverConnections, logins.max.serverConnections),
     };
-    const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-    const bound = env('DB_POOL_MAX', 20) + env('TENANT_CONNECTIONS_MAX', 50) * env('TENANT_POOL_MAX', 5);
+    const bound = limits.bound;
     report.set('tenants', {
       tenants: config.tenants,
       provisionParallel: PARALLEL,
