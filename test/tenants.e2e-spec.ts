@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MigrationService } from '../src/tenancy/migration.service';
+import { TenantDirectory } from '../src/tenancy/tenant-directory';
 import { TenantConnections } from '../src/tenancy/tenant-connections';
 import { KeyService } from '../src/keys/key.service';
 import { SectorService } from '../src/sector/sector.service';
 import { expectWireError, UUID } from './support/contract';
-import { createSector, expectError, provisionTenant, seedUser, uniqueSlug } from './support/factories';
+import { createSector, expectError, ProvisionedTenant, provisionTenant, seedUser, uniqueSlug } from './support/factories';
 import { adminQuery, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -523,6 +524,44 @@ describe('tenant pools are bounded (pooled mode, TENANT_CONNECTIONS_MAX=2)', () 
     // An evicted tenant reopens on demand.
     const res = await t.http().get('/api/v1/sectors').set('Authorization', `Bearer ${tenants[0].adminToken}`);
     expect(res.status).toBe(200);
+    for (let i = 0; i < 40 && connections.openCount > 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(connections.openCount).toBeLessThanOrEqual(2);
+  });
+  it('a handle given out before its pool is evicted keeps working', async () => {
+    const tenants: ProvisionedTenant[] = [];
+    for (let i = 0; i < 3; i++) tenants.push(await provisionTenant(t));
+    const connections = t.app.get(TenantConnections);
+    const directory = t.app.get(TenantDirectory);
+    const held = await connections.db((await directory.tenantById(tenants[0].tenantID))!);
+    await held.read('SELECT 1', []);
+    // Two more tenants open: the held tenant's pool is the least recently used and idle.
+    for (const tenant of tenants.slice(1)) await connections.db((await directory.tenantById(tenant.tenantID))!);
+    for (let i = 0; i < 40 && connections.openCount > 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(connections.openCount).toBeLessThanOrEqual(2);
+    // The late query goes through a fresh pool behind the same handle, in and out of a transaction.
+    expect(await held.read<{ n: number }>('SELECT 1 AS n', [])).toEqual([{ n: 1 }]);
+    expect(await held.transaction((tx) => tx.rows<{ n: number }>('SELECT 2 AS n'))).toEqual([{ n: 2 }]);
+    // Back in use, the tenant gets its parked DataSource again, with an ordinary pool.
+    const again = await connections.db((await directory.tenantById(tenants[0].tenantID))!);
+    expect(again.manager.connection).toBe(held.manager.connection);
+    expect(await again.read<{ n: number }>('SELECT 3 AS n', [])).toEqual([{ n: 3 }]);
+    expect(await held.read<{ n: number }>('SELECT 4 AS n', [])).toEqual([{ n: 4 }]);
+  });
+
+  it('answers every request while many tenants compete for 2 pools', async () => {
+    const tenants: ProvisionedTenant[] = [];
+    for (let i = 0; i < 4; i++) tenants.push(await provisionTenant(t));
+    const statuses = await Promise.all(
+      Array.from({ length: 160 }, (_, i) =>
+        t
+          .http()
+          .get('/api/v1/sectors')
+          .set('Authorization', `Bearer ${tenants[i % tenants.length].adminToken}`)
+          .then((res) => (res.status === 200 ? 200 : `${res.status} ${JSON.stringify(res.body)}`)),
+      ),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const connections = t.app.get(TenantConnections);
     for (let i = 0; i < 40 && connections.openCount > 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect(connections.openCount).toBeLessThanOrEqual(2);
   });

@@ -7,11 +7,13 @@ import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isDatabaseUnavailable } from '../common/errors/db-errors';
-import { poolOf, TenantDb, TenantRef } from './tenant-db';
+import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
 
 interface Entry {
   ds: Promise<DataSource>;
+  /** The DataSource once `ds` has settled (eviction only considers these). */
+  ready?: DataSource;
   lastUsed: number;
 }
 
@@ -20,11 +22,25 @@ interface Entry {
  * pool whose idle connections close after TENANT_IDLE_TIMEOUT_MS, and at most
  * TENANT_CONNECTIONS_MAX tenant pools stay open; past that the least recently
  * used idle pool is closed. The platform tenant uses the main pool.
+ *
+ * Eviction never breaks a handle already given out: a request may hold a tenant's
+ * `TenantDb` between two queries while its pool is evicted. The evicted pool is
+ * ended (its idle connections close at once, the ones in use when released) and
+ * its DataSource gets a fresh, empty pool, so such a late query opens one
+ * connection, closed as soon as it is released. Eviction runs synchronously, so
+ * two evictions cannot pick the same pool.
+ *
+ * An evicted DataSource is parked (at most TENANT_CONNECTIONS_MAX of them, least
+ * recently evicted dropped first): when its tenant comes back it gets an ordinary
+ * pool again instead of a new DataSource, so reopening costs a connection, not
+ * the ORM's metadata and start-up queries.
  */
 @Injectable()
 export class TenantConnections implements OnApplicationShutdown {
   private readonly logger = new Logger('TenantConnections');
   private readonly open = new Map<string, Entry>();
+  /** Evicted DataSources (no idle connections), oldest first, kept for a quick reopen. */
+  private readonly parked = new Map<string, DataSource>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -46,10 +62,25 @@ export class TenantConnections implements OnApplicationShutdown {
       existing.lastUsed = Date.now();
       return existing.ds;
     }
-    const ds = this.connect(tenant);
-    this.open.set(tenant.id, { ds, lastUsed: Date.now() });
-    ds.catch(() => this.open.delete(tenant.id));
-    void this.evictIfNeeded();
+    const parked = this.parked.get(tenant.id);
+    if (parked) this.parked.delete(tenant.id);
+    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant), lastUsed: Date.now() };
+    this.open.set(tenant.id, entry);
+    entry.ds.then(
+      (ds) => {
+        entry.ready = ds;
+        this.evictIfNeeded();
+      },
+      () => {
+        if (this.open.get(tenant.id) === entry) this.open.delete(tenant.id);
+      },
+    );
+    return entry.ds;
+  }
+
+  private async reopen(tenantId: string, ds: DataSource): Promise<DataSource> {
+    // The swap happens at once; the retired pool ends when its last late query has.
+    reopenPool(ds).catch((err: Error) => this.logger.warn(`Closing the retired pool of tenant ${tenantId}: ${err.message}`));
     return ds;
   }
 
@@ -74,26 +105,39 @@ export class TenantConnections implements OnApplicationShutdown {
     return ds;
   }
 
-  private async evictIfNeeded(): Promise<void> {
-    if (this.open.size <= this.config.tenantConnectionsMax) return;
-    const byAge = [...this.open.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [tenantId, entry] of byAge) {
-      if (this.open.size <= this.config.tenantConnectionsMax) break;
-      const ds = await entry.ds.catch(() => undefined);
-      const pool = ds ? poolOf(ds) : undefined;
-      const busy = pool ? pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0 : false;
-      if (busy) continue;
+  /**
+   * Past the cap, retires the least recently used pools that have no connection in
+   * use and nobody waiting. Pools still connecting, or busy, stay (the cap is then
+   * exceeded until they settle or go idle; the next open retries).
+   */
+  private evictIfNeeded(): void {
+    while (this.open.size > this.config.tenantConnectionsMax) {
+      let victim: [string, DataSource] | undefined;
+      let oldest = Infinity;
+      for (const [tenantId, entry] of this.open) {
+        if (!entry.ready || entry.lastUsed >= oldest) continue;
+        const pool = poolOf(entry.ready);
+        if (pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0) continue;
+        victim = [tenantId, entry.ready];
+        oldest = entry.lastUsed;
+      }
+      if (!victim) return;
+      const [tenantId, ds] = victim;
       this.open.delete(tenantId);
-      await ds?.destroy().catch((err: Error) => this.logger.warn(`Closing the pool of tenant ${tenantId}: ${err.message}`));
+      recyclePool(ds).catch((err: Error) => this.logger.warn(`Closing the pool of tenant ${tenantId}: ${err.message}`));
+      this.parked.set(tenantId, ds);
+      // A dropped DataSource holds no idle connection: late queries still work through it, then it is garbage.
+      if (this.parked.size > this.config.tenantConnectionsMax) this.parked.delete(this.parked.keys().next().value as string);
     }
   }
 
   /** Closes a tenant's pool, if open (before its storage is dropped). */
   async close(tenantId: string): Promise<void> {
+    const parked = this.parked.get(tenantId);
+    this.parked.delete(tenantId);
     const entry = this.open.get(tenantId);
-    if (!entry) return;
     this.open.delete(tenantId);
-    const ds = await entry.ds.catch(() => undefined);
+    const ds = parked ?? (await entry?.ds.catch(() => undefined));
     await ds?.destroy().catch(() => undefined);
   }
 
@@ -115,8 +159,10 @@ export class TenantConnections implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const entries = [...this.open.values()];
+    const entries = [...this.open.values()].map((e) => e.ds.catch(() => undefined));
+    const parked = [...this.parked.values()];
     this.open.clear();
-    await Promise.all(entries.map(async (e) => (await e.ds.catch(() => undefined))?.destroy().catch(() => undefined)));
+    this.parked.clear();
+    await Promise.all([...entries, ...parked].map(async (ds) => (await ds)?.destroy().catch(() => undefined)));
   }
 }

@@ -81,3 +81,44 @@ export interface RawPool {
 export function poolOf(dataSource: DataSource): RawPool {
   return (dataSource.driver as unknown as { master: RawPool }).master;
 }
+
+/** The parts of a node-postgres pool `recyclePool` uses. */
+interface EndablePool extends RawPool {
+  options: Record<string, unknown>;
+  listeners(event: 'error'): Array<(err: Error) => void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  end(): Promise<void>;
+}
+
+/**
+ * Closes the connections of a DataSource's pool while keeping the DataSource
+ * usable: a fresh pool with the same options (and error handlers) takes the old
+ * one's place, connecting only if someone still queries through this DataSource,
+ * and closing each such connection as soon as it is released (so retired
+ * DataSources never accumulate connections). The old pool closes its idle
+ * connections now and the ones in use when they are released.
+ */
+export function recyclePool(dataSource: DataSource): Promise<void> {
+  return replacePool(dataSource, { maxUses: 1, allowExitOnIdle: true });
+}
+
+/** Gives a DataSource retired by `recyclePool` an ordinary pool again (its connections kept while idle). */
+export function reopenPool(dataSource: DataSource): Promise<void> {
+  return replacePool(dataSource, { maxUses: Infinity, allowExitOnIdle: false });
+}
+
+/**
+ * Puts a new pool with the current one's options, changed by `overrides`, in its
+ * place at once (before the first await), then ends the old pool.
+ */
+async function replacePool(dataSource: DataSource, overrides: Record<string, unknown>): Promise<void> {
+  const driver = dataSource.driver as unknown as { master: EndablePool };
+  const old = driver.master;
+  // The descriptors keep the password, which node-postgres stores non-enumerable.
+  const options = Object.defineProperties({}, Object.getOwnPropertyDescriptors(old.options)) as Record<string, unknown>;
+  Object.assign(options, overrides);
+  const fresh = new (old.constructor as new (options: Record<string, unknown>) => EndablePool)(options);
+  for (const listener of old.listeners('error')) fresh.on('error', listener);
+  driver.master = fresh;
+  await old.end();
+}
