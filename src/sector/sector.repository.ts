@@ -2,6 +2,7 @@ import { translatingUniqueViolations } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { Injectable } from '@nestjs/common';
+import { countedPage } from '../database/counted-page';
 import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
 import { SectorEntity } from './sector.entity';
@@ -40,17 +41,15 @@ export class SectorRepository {
       params.push(filter.filterDomain);
       where.push(`lower(domain) = lower($${params.length})`);
     }
-    const condition = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const rows = await db.read<SectorEntity & { total: string }>(
-      `SELECT id, name, domain, slug, is_default AS "isDefault", allowed_origins AS "allowedOrigins", created_at AS "createdAt", updated_at AS "updatedAt",
-              count(*) OVER () AS total
-         FROM sectors ${condition} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, p.pageSize, p.offset],
-    );
-    if (rows.length > 0) return { items: rows.map(({ total: _total, ...sector }) => sector), total: Number(rows[0].total) };
-    if (p.offset === 0) return { items: [], total: 0 };
-    const [{ n }] = await db.read<{ n: string }>(`SELECT count(*) AS n FROM sectors ${condition}`, params);
-    return { items: [], total: Number(n) };
+    return countedPage<SectorEntity>((sql, values) => db.read(sql, values), {
+      select: `id, name, domain, slug, is_default AS "isDefault", allowed_origins AS "allowedOrigins", created_at AS "createdAt", updated_at AS "updatedAt"`,
+      from: 'sectors',
+      where: where.length ? `WHERE ${where.join(' AND ')}` : '',
+      params,
+      orderBy: 'created_at, id',
+      limit: p.pageSize,
+      offset: p.offset,
+    });
   }
 
   async count(db: TenantDb): Promise<number> {

@@ -4,6 +4,7 @@ import { translatingUniqueViolations } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { likeEscape } from '../common/wire/paging';
+import { countedPage } from '../database/counted-page';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { SigningKeyEntity } from './signing-key.entity';
@@ -59,16 +60,16 @@ export class DirectoryRepository {
       params.push(`%${likeEscape(searchTerm)}%`);
       where = `WHERE t.slug ILIKE $1 ESCAPE '\\' OR t.name ILIKE $1 ESCAPE '\\'`;
     }
-    const rows: Array<Record<string, unknown>> = await this.main.query(
-      `SELECT t.id, t.slug, t.name, t.is_platform AS "isPlatform", t.kid, t.root_sector_id AS "rootSectorId", t.created_at AS "createdAt",
-              (SELECT count(*) FROM sector_directory d WHERE d.tenant_id = t.id)::int AS "sectorCount", count(*) OVER () AS total
-         FROM tenants t ${where} ORDER BY t.created_at, t.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, limit, offset],
-    );
-    if (rows.length > 0) return { items: rows.map(({ total: _t, ...t }) => t as unknown as TenantEntity & { sectorCount: number }), total: Number(rows[0].total) };
-    if (offset === 0) return { items: [], total: 0 };
-    const [{ n }] = await this.main.query(`SELECT count(*)::int AS n FROM tenants t ${where}`, params);
-    return { items: [], total: Number(n) };
+    return countedPage<TenantEntity & { sectorCount: number }>((sql, values) => this.main.query(sql, values), {
+      select: `t.id, t.slug, t.name, t.is_platform AS "isPlatform", t.kid, t.root_sector_id AS "rootSectorId", t.created_at AS "createdAt",
+              (SELECT count(*) FROM sector_directory d WHERE d.tenant_id = t.id)::int AS "sectorCount"`,
+      from: 'tenants t',
+      where,
+      params,
+      orderBy: 't.created_at, t.id',
+      limit,
+      offset,
+    });
   }
 
   platformExists(): Promise<boolean> {
