@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { Button, ConfirmDialog, CopyButton, EmptyState, ErrorMessage, Field, Loading, Section, Select, TextInput, useToast } from '../ui';
+import { Button, ConfirmDialog, CopyButton, EmptyState, ErrorMessage, Field, Loading, Section, Select, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, type FactorType, type NewOtpRegistration, type OtpRegistration } from './accountApi';
 
 const TYPE_LABELS: Record<FactorType, string> = { totp: 'Authenticator app', email: 'Email', sms: 'Text message (SMS)' };
@@ -67,7 +67,6 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
   const [type, setType] = useState<FactorType>('totp');
   const [destination, setDestination] = useState('');
   const [pending, setPending] = useState<(NewOtpRegistration & { destination?: string }) | null>(null);
-  const [removing, setRemoving] = useState<OtpRegistration | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: key });
 
   const add = useMutation({
@@ -77,13 +76,9 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
       void refresh();
     },
   });
-  const remove = useMutation({
-    mutationFn: (r: OtpRegistration) => accountApi.deleteFactor(sub, r.registrationID),
-    onSuccess: () => {
-      setRemoving(null);
-      toast('Factor removed.');
-      void refresh();
-    },
+  const removal = useConfirmedRemoval((r: OtpRegistration) => accountApi.deleteFactor(sub, r.registrationID), () => {
+    toast('Factor removed.');
+    void refresh();
   });
 
   const submit = (event: FormEvent) => {
@@ -106,7 +101,7 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
                 <p><span className={r.verified ? 'badge badge-ok' : 'badge badge-warn'}>{r.verified ? 'Active' : 'Waiting for confirmation'}</span></p>
               </div>
               <div className="actions">
-                <Button variant="danger" onClick={() => setRemoving(r)} aria-label={`Remove ${TYPE_LABELS[r.type]} ${r.destination}`.trim()}>Remove</Button>
+                <Button variant="danger" onClick={() => removal.ask(r)} aria-label={`Remove ${TYPE_LABELS[r.type]} ${r.destination}`.trim()}>Remove</Button>
               </div>
             </li>
           ))}
@@ -153,19 +148,12 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
         </form>
       )}
       <ConfirmDialog
-        open={removing !== null}
         title="Remove this factor?"
         confirmLabel="Remove"
         danger
-        busy={remove.isPending}
-        error={remove.error}
-        onCancel={() => {
-          setRemoving(null);
-          remove.reset();
-        }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        {...removal.dialog}
       >
-        <p>{removing ? `${TYPE_LABELS[removing.type]} ${removing.destination}`.trim() : ''} will no longer be accepted at sign-in.</p>
+        <p>{removal.item ? `${TYPE_LABELS[removal.item.type]} ${removal.item.destination}`.trim() : ''} will no longer be accepted at sign-in.</p>
       </ConfirmDialog>
     </Section>
   );

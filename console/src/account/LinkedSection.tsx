@@ -1,6 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useToast } from '../ui';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Identity } from './accountApi';
 
 const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
@@ -11,14 +10,9 @@ export function LinkedSection({ sub }: { sub: string }) {
   const client = useQueryClient();
   const key = ['account', sub, 'identities'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.identities(sub) });
-  const [unlinking, setUnlinking] = useState<Identity | null>(null);
-  const unlink = useMutation({
-    mutationFn: (i: Identity) => accountApi.unlink(sub, i.id),
-    onSuccess: () => {
-      setUnlinking(null);
-      toast('Account unlinked.');
-      void client.invalidateQueries({ queryKey: key });
-    },
+  const unlinking = useConfirmedRemoval((i: Identity) => accountApi.unlink(sub, i.id), () => {
+    toast('Account unlinked.');
+    void client.invalidateQueries({ queryKey: key });
   });
   const label = (i: Identity) => PROVIDERS[i.provider] ?? i.provider;
   return (
@@ -35,25 +29,18 @@ export function LinkedSection({ sub }: { sub: string }) {
                 <p><strong>{label(i)}</strong> {i.email}</p>
                 <p className="muted">Linked {when(i.createdAt)} · last used {when(i.lastUsedAt)}</p>
               </div>
-              <Button variant="danger" onClick={() => setUnlinking(i)} aria-label={`Unlink ${label(i)} ${i.email}`}>Unlink</Button>
+              <Button variant="danger" onClick={() => unlinking.ask(i)} aria-label={`Unlink ${label(i)} ${i.email}`}>Unlink</Button>
             </li>
           ))}
         </ul>
       )}
       <ConfirmDialog
-        open={unlinking !== null}
         title="Unlink this account?"
         confirmLabel="Unlink"
         danger
-        busy={unlink.isPending}
-        error={unlink.error}
-        onCancel={() => {
-          setUnlinking(null);
-          unlink.reset();
-        }}
-        onConfirm={() => unlinking && unlink.mutate(unlinking)}
+        {...unlinking.dialog}
       >
-        <p>You will no longer be able to sign in with {unlinking ? label(unlinking) : ''} {unlinking?.email}.</p>
+        <p>You will no longer be able to sign in with {unlinking.item ? label(unlinking.item) : ''} {unlinking.item?.email}.</p>
       </ConfirmDialog>
     </Section>
   );

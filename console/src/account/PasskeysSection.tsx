@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Button, ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../ui';
+import { Button, ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Section, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { isCeremonyCancelled, registerPasskey } from '../signin/flow';
 import { accountApi, when, type Passkey } from './accountApi';
 
@@ -33,7 +33,6 @@ export function PasskeysSection({ sub }: { sub: string }) {
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.passkeys(sub) });
   const [keyName, setKeyName] = useState('');
   const [renaming, setRenaming] = useState<string | null>(null);
-  const [removing, setRemoving] = useState<Passkey | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: key });
 
   const add = useMutation({
@@ -51,13 +50,9 @@ export function PasskeysSection({ sub }: { sub: string }) {
       void refresh();
     },
   });
-  const remove = useMutation({
-    mutationFn: (p: Passkey) => accountApi.deletePasskey(sub, p.id),
-    onSuccess: () => {
-      setRemoving(null);
-      toast('Passkey removed.');
-      void refresh();
-    },
+  const removal = useConfirmedRemoval((p: Passkey) => accountApi.deletePasskey(sub, p.id), () => {
+    toast('Passkey removed.');
+    void refresh();
   });
 
   const submit = (event: FormEvent) => {
@@ -89,7 +84,7 @@ export function PasskeysSection({ sub }: { sub: string }) {
                   </div>
                   <div className="actions">
                     <Button onClick={() => setRenaming(p.id)} aria-label={`Rename ${p.keyName}`}>Rename</Button>
-                    <Button variant="danger" onClick={() => setRemoving(p)} aria-label={`Remove ${p.keyName}`}>Remove</Button>
+                    <Button variant="danger" onClick={() => removal.ask(p)} aria-label={`Remove ${p.keyName}`}>Remove</Button>
                   </div>
                 </>
               )}
@@ -108,19 +103,12 @@ export function PasskeysSection({ sub }: { sub: string }) {
         </div>
       </form>
       <ConfirmDialog
-        open={removing !== null}
         title="Remove this passkey?"
         confirmLabel="Remove passkey"
         danger
-        busy={remove.isPending}
-        error={remove.error}
-        onCancel={() => {
-          setRemoving(null);
-          remove.reset();
-        }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        {...removal.dialog}
       >
-        <p>“{removing?.keyName}” will no longer sign you in. Remove it from your device as well.</p>
+        <p>“{removal.item?.keyName}” will no longer sign you in. Remove it from your device as well.</p>
       </ConfirmDialog>
     </Section>
   );

@@ -1,36 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../api/client';
+import { ADDRESS_FIELDS, PROFILE_FIELDS } from '../api/profileFields';
 import { Button, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../ui';
 import { accountApi, type Address, type UserProfile } from './accountApi';
 
 type ProfileForm = Omit<UserProfile, 'sub' | 'emailVerified' | 'phoneNumberVerified' | 'updatedAt' | 'createdAt'>;
 
-/** The OpenID Connect claims a user may edit, in the order a profile form shows them. */
-const FIELDS: Array<{ name: keyof Omit<ProfileForm, 'address' | 'email' | 'phoneNumber'>; label: string; autoComplete?: string; type?: string; hint?: string }> = [
-  { name: 'name', label: 'Full name', autoComplete: 'name' },
-  { name: 'givenName', label: 'Given name', autoComplete: 'given-name' },
-  { name: 'middleName', label: 'Middle name', autoComplete: 'additional-name' },
-  { name: 'familyName', label: 'Family name', autoComplete: 'family-name' },
-  { name: 'nickname', label: 'Nickname', autoComplete: 'nickname' },
-  { name: 'preferredUsername', label: 'Preferred username', autoComplete: 'username' },
-  { name: 'profile', label: 'Profile page', type: 'url', autoComplete: 'url', hint: 'An http(s) address.' },
-  { name: 'picture', label: 'Picture', type: 'url', autoComplete: 'photo', hint: 'An http(s) address of an image.' },
-  { name: 'website', label: 'Website', type: 'url', autoComplete: 'url' },
-  { name: 'gender', label: 'Gender', autoComplete: 'sex' },
-  { name: 'birthdate', label: 'Birth date', autoComplete: 'bday', hint: 'YYYY-MM-DD, YYYY, or 0000-MM-DD.' },
-  { name: 'zoneinfo', label: 'Time zone', hint: 'e.g. Europe/Paris' },
-  { name: 'locale', label: 'Language', autoComplete: 'language', hint: 'A language tag such as en-GB.' },
-];
-
-const ADDRESS: Array<{ name: keyof Address; label: string; autoComplete: string }> = [
-  { name: 'streetAddress', label: 'Street address', autoComplete: 'street-address' },
-  { name: 'locality', label: 'City', autoComplete: 'address-level2' },
-  { name: 'region', label: 'Region', autoComplete: 'address-level1' },
-  { name: 'postalCode', label: 'Postal code', autoComplete: 'postal-code' },
-  { name: 'country', label: 'Country', autoComplete: 'country-name' },
-  { name: 'formatted', label: 'Full address as printed', autoComplete: 'off' },
-];
+/** The claims edited below the email and phone number (those two have their own fields and verification). */
+const FIELDS = PROFILE_FIELDS.filter((f) => f.key !== 'email' && f.key !== 'phoneNumber');
 
 function toForm(p: UserProfile): ProfileForm {
   const { sub: _s, emailVerified: _e, phoneNumberVerified: _p, updatedAt: _u, createdAt: _c, ...rest } = p;
@@ -102,17 +80,17 @@ function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProf
       <ErrorMessage error={verify.error} />
       <div className="grid-2">
         {FIELDS.map((f) => (
-          <Field key={f.name} label={f.label} hint={f.hint} error={violation(f.name)}>
-            {(p) => <TextInput {...p} type={f.type ?? 'text'} autoComplete={f.autoComplete} {...register(f.name)} />}
+          <Field key={f.key} label={f.label} hint={f.hint} error={violation(f.key)}>
+            {(p) => <TextInput {...p} type={f.type ?? 'text'} autoComplete={f.autoComplete} {...register(f.key)} />}
           </Field>
         ))}
       </div>
       <fieldset>
         <legend>Address</legend>
         <div className="grid-2">
-          {ADDRESS.map((f) => (
-            <Field key={f.name} label={f.label} error={violation(`address.${f.name}`)}>
-              {(p) => <TextInput {...p} autoComplete={f.autoComplete} {...register(`address.${f.name}`)} />}
+          {ADDRESS_FIELDS.map((f) => (
+            <Field key={f.key} label={f.label} error={violation(`address.${f.key}`)}>
+              {(p) => <TextInput {...p} autoComplete={f.autoComplete} {...register(`address.${f.key}`)} />}
             </Field>
           ))}
         </div>

@@ -1,6 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useToast } from '../ui';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Session } from './accountApi';
 
 /** A short description of a browser from its User-Agent (display only). */
@@ -17,28 +16,26 @@ export function SessionsSection({ sub }: { sub: string }) {
   const client = useQueryClient();
   const key = ['account', sub, 'sessions'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.sessions(sub) });
-  const [revoking, setRevoking] = useState<Session | 'others' | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: key });
   const others = (list.data?.sessions ?? []).filter((s) => !s.current);
 
-  const revoke = useMutation({
-    mutationFn: async (target: Session | 'others') => {
+  const revoking = useConfirmedRemoval(
+    async (target: Session | 'others') => {
       const ids = target === 'others' ? others.map((s) => s.id) : [target.id];
       for (const id of ids) await accountApi.revokeSession(sub, id);
       return ids.length;
     },
-    onSuccess: (count) => {
-      setRevoking(null);
+    (count) => {
       toast(count === 1 ? 'Session signed out.' : `${count} sessions signed out.`);
       void refresh();
     },
-  });
+  );
 
   return (
     <Section
       title="Sessions"
       id="sessions"
-      actions={others.length > 0 ? <Button onClick={() => setRevoking('others')}>Sign out all other sessions</Button> : undefined}
+      actions={others.length > 0 ? <Button onClick={() => revoking.ask('others')}>Sign out all other sessions</Button> : undefined}
     >
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.sessions.length === 0 ? (
         <EmptyState title="No active sessions" />
@@ -51,26 +48,19 @@ export function SessionsSection({ sub }: { sub: string }) {
                 <p className="muted">From {s.clientIP || 'an unknown address'} · signed in {when(s.createdAt)} · last active {when(s.lastSeenAt)}</p>
               </div>
               {!s.current ? (
-                <Button variant="danger" onClick={() => setRevoking(s)} aria-label={`Sign out the session of ${device(s.userAgent)} from ${s.clientIP}`}>Sign out</Button>
+                <Button variant="danger" onClick={() => revoking.ask(s)} aria-label={`Sign out the session of ${device(s.userAgent)} from ${s.clientIP}`}>Sign out</Button>
               ) : null}
             </li>
           ))}
         </ul>
       )}
       <ConfirmDialog
-        open={revoking !== null}
-        title={revoking === 'others' ? 'Sign out all other sessions?' : 'Sign out this session?'}
+        title={revoking.item === 'others' ? 'Sign out all other sessions?' : 'Sign out this session?'}
         confirmLabel="Sign out"
         danger
-        busy={revoke.isPending}
-        error={revoke.error}
-        onCancel={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
-        onConfirm={() => revoking && revoke.mutate(revoking)}
+        {...revoking.dialog}
       >
-        <p>{revoking === 'others' ? `${others.length} other session(s) will be signed out at once.` : 'That device will be signed out at once.'}</p>
+        <p>{revoking.item === 'others' ? `${others.length} other session(s) will be signed out at once.` : 'That device will be signed out at once.'}</p>
       </ConfirmDialog>
     </Section>
   );

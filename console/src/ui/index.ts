@@ -9,3 +9,4 @@ export { ConfirmDialog, type ConfirmDialogProps } from './ConfirmDialog';
 export { Loading, EmptyState, ErrorMessage, errorText } from './Feedback';
 export { CopyButton } from './CopyButton';
 export { ToastProvider, useToast } from './Toast';
+export { useConfirmedRemoval } from './useConfirmedRemoval';

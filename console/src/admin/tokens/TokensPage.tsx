@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
-import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Field, Page, Section, TextInput, useToast, type ColumnDef } from '../../ui';
+import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Field, Page, Section, TextInput, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { tokensApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { ApiToken, CreateApiTokenResponse } from '../types';
@@ -40,7 +40,6 @@ export default function TokensPage() {
   const toast = useToast();
   const queryClient = useQueryClient();
   const [created, setCreated] = useState<CreateApiTokenResponse | null>(null);
-  const [revoking, setRevoking] = useState<ApiToken | null>(null);
   const tokens = useQuery({ queryKey: ['tokens', sectorID], queryFn: () => tokensApi.list(sectorID), enabled: !!sectorID });
   const { register, handleSubmit, reset, setError, formState: { errors } } = useForm<{ name: string }>({ defaultValues: { name: '' } });
 
@@ -56,14 +55,14 @@ export default function TokensPage() {
       if (v) setError('name', { type: 'server', message: v });
     },
   });
-  const revoke = useMutation({
-    mutationFn: (t: ApiToken) => tokensApi.revoke(sectorID, t.id),
-    onSuccess: (_r, t) => {
+  const revoking = useConfirmedRemoval(
+    (t: ApiToken) => tokensApi.revoke(sectorID, t.id),
+    (_r, t) => {
       toast(`Token ${t.name} revoked.`);
-      setRevoking(null);
       void queryClient.invalidateQueries({ queryKey: ['tokens', sectorID] });
     },
-  });
+  );
+  const askRevoke = revoking.ask;
 
   const columns = useMemo<Array<ColumnDef<ApiToken>>>(
     () => [
@@ -75,13 +74,13 @@ export default function TokensPage() {
         id: 'actions',
         header: 'Actions',
         cell: ({ row }) => (
-          <Button variant="danger" onClick={() => { revoke.reset(); setRevoking(row.original); }} aria-label={`Revoke ${row.original.name}`}>
+          <Button variant="danger" onClick={() => askRevoke(row.original)} aria-label={`Revoke ${row.original.name}`}>
             Revoke
           </Button>
         ),
       },
     ],
-    [revoke],
+    [askRevoke],
   );
 
   return (
@@ -114,14 +113,10 @@ export default function TokensPage() {
         getRowId={(t) => t.id}
       />
       <ConfirmDialog
-        open={revoking !== null}
-        title={`Revoke ${revoking?.name ?? 'this token'}?`}
+        title={`Revoke ${revoking.item?.name ?? 'this token'}?`}
         confirmLabel="Revoke token"
         danger
-        busy={revoke.isPending}
-        error={revoke.error}
-        onConfirm={() => revoking && revoke.mutate(revoking)}
-        onCancel={() => setRevoking(null)}
+        {...revoking.dialog}
       >
         <p>Services using it are refused from their next request on. This cannot be undone.</p>
       </ConfirmDialog>

@@ -6,7 +6,7 @@ import { Button, Checkbox, ErrorMessage, Field, Loading, Section, TextInput, use
 import { usersApi } from '../adminApi';
 import type { UserProfile } from '../types';
 import { formatTime } from '../util';
-import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from './profileFields';
+import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from '../../api/profileFields';
 
 interface Values {
   profile: Record<ProfileTextKey, string> & { emailVerified: boolean; phoneNumberVerified: boolean; address: Record<AddressKey, string> };

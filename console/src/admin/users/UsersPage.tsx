@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useToast, type ColumnDef, type SortingState } from '../../ui';
+import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useConfirmedRemoval, useToast, type ColumnDef, type SortingState } from '../../ui';
 import { usersApi, type UserQuery, type UserSort } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { UserListItem } from '../types';
@@ -37,7 +37,6 @@ export default function UsersPage() {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'createdAt', desc: true }]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<UserListItem | null>(null);
-  const [deleting, setDeleting] = useState<UserListItem | null>(null);
 
   const searchTerm = useDebounced(search.trim());
   const filterEmail = useDebounced(email.trim());
@@ -65,15 +64,15 @@ export default function UsersPage() {
     },
     onError: (error, u) => toast(`The invitation to ${u.email} was not sent: ${(error as Error).message}`, 'error'),
   });
-  const remove = useMutation({
-    mutationFn: (u: UserListItem) => usersApi.remove(u.sub),
-    onSuccess: (_r, u) => {
+  const deleting = useConfirmedRemoval(
+    (u: UserListItem) => usersApi.remove(u.sub),
+    (_r, u) => {
       toast(`User ${u.email} deleted.`);
-      setDeleting(null);
       if (editing?.sub === u.sub) setEditing(null);
       void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
     },
-  });
+  );
+  const askDelete = deleting.ask;
 
   const columns = useMemo<Array<ColumnDef<UserListItem>>>(
     () => [
@@ -107,7 +106,7 @@ export default function UsersPage() {
                   Resend invitation
                 </Button>
               ) : null}
-              <Button variant="danger" onClick={() => { remove.reset(); setDeleting(u); }} aria-label={`Delete ${u.email}`}>
+              <Button variant="danger" onClick={() => askDelete(u)} aria-label={`Delete ${u.email}`}>
                 Delete
               </Button>
             </span>
@@ -115,7 +114,7 @@ export default function UsersPage() {
         },
       },
     ],
-    [resend, remove],
+    [resend, askDelete],
   );
 
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => {
@@ -184,14 +183,10 @@ export default function UsersPage() {
         }}
       />
       <ConfirmDialog
-        open={deleting !== null}
-        title={`Delete ${deleting?.email ?? 'this user'}?`}
+        title={`Delete ${deleting.item?.email ?? 'this user'}?`}
         confirmLabel="Delete user"
         danger
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => deleting && remove.mutate(deleting)}
-        onCancel={() => setDeleting(null)}
+        {...deleting.dialog}
       >
         <p>The user is removed at once and their tokens stop working. This cannot be undone.</p>
       </ConfirmDialog>
