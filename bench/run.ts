@@ -60,13 +60,14 @@ async function main(): Promise<void> {
   }
   console.log(
     `Benchmark: ${config.cores} cores, node ${process.version}, ${config.seconds} s per load, ${config.connections} connections, ` +
-      `BCRYPT_COST ${config.bcryptCost}, scenarios ${[...config.scenarios].join(',')}${config.before ? `, before = ${config.before}` : ''}`,
+      `BCRYPT_COST ${config.bcryptCost}, scenarios ${[...config.scenarios].join(',')}${config.before ? `, before = ${config.before}` : ''}` +
+      `, PostgreSQL ${config.databaseUrl ? 'at BENCH_DATABASE_URL' : Object.keys(config.pgSettings).length ? `embedded (${Object.entries(config.pgSettings).map(([k, v]) => `${k}=${v}`).join(', ')})` : 'embedded (stock settings)'}`,
   );
   console.log(`Logs (services, baselines, PostgreSQL): ${runDir}`);
 
   if (!existsSync(join(config.root, 'dist', 'src', 'main.js'))) throw new Error('no dist/src/main.js: run `npm run build` first (npm run bench does)');
   const build = snapshotBuild(config.root);
-  const dbs = await BenchDatabases.open(config.databaseUrl, runDir).catch((err: unknown) => {
+  const dbs = await BenchDatabases.open(config.databaseUrl, runDir, config.pgSettings).catch((err: unknown) => {
     rmSync(build, { recursive: true, force: true });
     throw err;
   });

@@ -23,6 +23,20 @@ export interface BenchConfig {
   cores: number;
   /** BENCH_PROFILE=1: every service instance runs with --cpu-prof; the run prints where the main instance's time went. */
   profile: boolean;
+  /** BENCH_PG_SETTINGS=name=value,…: settings of the embedded PostgreSQL (stock when unset). */
+  pgSettings: Record<string, string>;
+}
+
+function pgSettings(): Record<string, string> {
+  const raw = process.env.BENCH_PG_SETTINGS?.trim();
+  if (!raw) return {};
+  return Object.fromEntries(
+    raw.split(',').map((pair) => {
+      const match = /^\s*([a-z_]+)\s*=\s*([A-Za-z0-9._]+)\s*$/.exec(pair);
+      if (!match) throw new Error(`BENCH_PG_SETTINGS: expected name=value pairs separated by commas (got "${pair}")`);
+      return [match[1], match[2]];
+    }),
+  );
 }
 
 function num(name: string, fallback: number, min = 0): number {
@@ -60,5 +74,6 @@ export function readConfig(): BenchConfig {
     scenarios: scenarios(),
     cores: cpus().length,
     profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
+    pgSettings: pgSettings(),
   };
 }

@@ -25,14 +25,14 @@ export class BenchDatabases {
     private readonly serverDir?: string,
   ) {}
 
-  static async open(databaseUrl: string | undefined, runDir: string): Promise<BenchDatabases> {
+  static async open(databaseUrl: string | undefined, runDir: string, settings: Record<string, string> = {}): Promise<BenchDatabases> {
     let server: DatabaseServer | undefined;
     let url = databaseUrl;
     let dir: string | undefined;
     if (!url) {
       dir = mkdtempSync(join(tmpdir(), 'iam-bench-pg-'));
       chmodSync(dir, 0o755);
-      server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'postgres', logFile: join(runDir, 'postgres.log') });
+      server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'postgres', logFile: join(runDir, 'postgres.log'), settings });
       url = server.url;
     }
     const admin = new Client({ connectionString: url, application_name: 'iam-bench' });

@@ -23,6 +23,8 @@ export interface EmbeddedOptions {
   logFile?: string;
   /** When the cluster is already running (left by a killed process, or a running service), adopt it. */
   stopAdoptedOnExit?: boolean;
+  /** Server settings passed as `-c name=value` when the cluster starts (the benchmark's BENCH_PG_SETTINGS). */
+  settings?: Record<string, string>;
 }
 
 const USER = 'postgres';
@@ -198,7 +200,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
     password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
     onLog: (m: string) => logger.verbose(m.trim()),
     onError: (m: unknown) => logger.warn(String(m instanceof Error ? m.message : m).trim()),
   });
