@@ -20,6 +20,7 @@ import { DatabaseServer, openDatabaseServer } from './database/embedded-database
 import { IntrospectionFastPath } from './introspection/introspection-fast-path';
 import { headersSetBy, setsHeaders } from './common/http/static-headers';
 import { setupOpenApi } from './openapi';
+import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -73,6 +74,7 @@ const MAX_PARAM_LENGTH = 16_384;
  * and Nest middleware, which runs on both (Fastify through middie).
  */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+  installLeanAsyncResourceBind();
   const options: NestApplicationOptions = {
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
