@@ -12,7 +12,8 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { SectorScope } from '../settings/sector-scope';
 import { CreateApiTokenResponse, ListApiTokensResponse, RevokeApiTokenResponse } from './dto/api-token.dto';
 import { toApiTokenResponse } from './api-token.mapper';
-import { ApiTokenRepository } from './api-token.repository';
+import { ApiTokenAuthState, ApiTokenRepository } from './api-token.repository';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { ApiTokenEntity } from './api-token.entity';
 import { AuditService } from '../audit/audit.service';
 
@@ -91,11 +92,23 @@ export class ApiTokenService {
     const hash = hashSecretToken(credential);
     const found = await this.cache.read(
       tenant,
-      `${tenant.id}:k:${hash}`,
+      cacheKey(tenant, hash),
       async () => this.tokens.findByHash(await this.connections.db(tenant), hash),
       (token) => `t:${token.id}`,
     );
     if (!found) throw invalid();
+    return this.principal(tenant, found);
+  }
+
+  /** `authenticate` without a promise when the token's tenant and state are cached; undefined otherwise. */
+  authenticateCached(credential: string): ApiTokenPrincipal | undefined {
+    const tenantId = tenantOfRoutedId(credential.slice(API_TOKEN_PREFIX.length));
+    const tenant = tenantId ? this.directory.cachedTenant(tenantId) : undefined;
+    const found = tenant && this.cache.peek<ApiTokenAuthState>(tenant, cacheKey(tenant, hashSecretToken(credential)));
+    return found ? this.principal(tenant, found) : undefined;
+  }
+
+  private principal(tenant: TenantEntity, found: ApiTokenAuthState): ApiTokenPrincipal {
     const now = Date.now();
     if (now - (this.touched.get(found.id) ?? 0) > TOUCH_INTERVAL_MS) {
       if (this.touched.size >= TOUCH_MEMORY_MAX) this.touched.clear();
@@ -107,4 +120,8 @@ export class ApiTokenService {
     }
     return { kind: 'apiToken', tenant, sectorId: found.sectorId, tokenId: found.id };
   }
+}
+
+function cacheKey(tenant: TenantEntity, hash: string): string {
+  return `${tenant.id}:k:${hash}`;
 }

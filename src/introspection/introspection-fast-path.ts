@@ -8,7 +8,8 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { toWireError } from '../common/errors/error-mapper';
 import { ensureRequestId, IncomingRequest } from '../common/http/request';
-import { noteRequestScope, RequestContext, requestContext, runRequestContext } from '../common/http/request-context';
+import { noteRequestScope, RequestContext, runRequestContext } from '../common/http/request-context';
+import { logAccess } from '../common/logging/access-log.middleware';
 import { assertWellFormed, createValidationPipe } from '../common/validation/validation';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Lifecycle } from '../health/lifecycle';
@@ -49,7 +50,8 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 export class IntrospectionFastPath {
   private readonly accessLog = new Logger('Access');
   private readonly validation = createValidationPipe();
-  private securityHeaders: Array<[string, string]> = [];
+  /** The service's security headers as a flat name, value, name, value… list. */
+  private securityHeaders: string[] = [];
   /** Requests answered here (for tests). */
   served = 0;
 
@@ -66,7 +68,7 @@ export class IntrospectionFastPath {
    * `securityHeaders` are the headers every response of the service carries.
    */
   install(server: Server, securityHeaders: Array<[string, string]>): void {
-    this.securityHeaders = securityHeaders;
+    this.securityHeaders = securityHeaders.flat();
     const listeners = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -93,8 +95,7 @@ export class IntrospectionFastPath {
     const started = process.hrtime.bigint();
     const requestId = ensureRequestId(req as unknown as IncomingRequest);
     const context: RequestContext = { requestId, clientIp: '' };
-    // The end of a response runs outside the request's async context: record within it (log lines carry the request).
-    this.lifecycle.track(res, () => requestContext.run(context, () => this.record(res.statusCode, started)));
+    this.lifecycle.track(res, () => this.record(res.statusCode, started, context));
     runRequestContext(req, context, () => {
       this.answer(req)
         .then((body) => this.send(res, 200, requestId, body, []))
@@ -107,22 +108,27 @@ export class IntrospectionFastPath {
 
   private async answer(req: IncomingMessage): Promise<IntrospectionResponse> {
     const body = parseStrictJson(await readBody(req));
-    const principal = await this.credentials.authenticate(bearerCredential(req.headers.authorization));
+    // On a repeated credential and token everything is cached: the synchronous
+    // variants answer without a promise each, the same checks and errors.
+    const credential = bearerCredential(req.headers.authorization);
+    const principal = this.credentials.authenticateCached(credential) ?? (await this.credentials.authenticate(credential));
     noteRequestScope(principal.tenant.id, principal.sectorId, actorOf(principal));
     if (!allows(Role.AUTHENTICATED, principal)) throw DomainError.permissionDenied();
-    const token = await this.validToken(body);
-    return this.introspection.introspect(principal, token);
+    const token = this.wellFormedToken(body) ?? (await this.validatedToken(body));
+    return this.introspection.introspectCached(principal, token) ?? this.introspection.introspect(principal, token);
   }
 
-  /** The token of a well-formed body (the quick check), else whatever the real pipe makes of it. */
-  private async validToken(body: unknown): Promise<string> {
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-      const token = (body as { token?: unknown }).token;
-      if (typeof token === 'string' && token.length > 0 && token.length <= TOKEN_MAX) {
-        assertWellFormed(body);
-        return token;
-      }
-    }
+  /** The token of a body that passes the quick check; undefined for any other body. */
+  private wellFormedToken(body: unknown): string | undefined {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const token = (body as { token?: unknown }).token;
+    if (typeof token !== 'string' || token.length === 0 || token.length > TOKEN_MAX) return undefined;
+    assertWellFormed(body);
+    return token;
+  }
+
+  /** Whatever the real validation pipe makes of a body that fails the quick check (its error, the framework's). */
+  private async validatedToken(body: unknown): Promise<string> {
     const dto = (await this.validation.transform(body, { type: 'body', metatype: IntrospectDto })) as IntrospectDto;
     return dto.token;
   }
@@ -130,25 +136,19 @@ export class IntrospectionFastPath {
   private send(res: ServerResponse, status: number, requestId: string, body: unknown, extra: Array<[string, string]>): void {
     if (res.headersSent || res.destroyed) return;
     const payload = JSON.stringify(body);
-    res.statusCode = status;
-    for (const [name, value] of this.securityHeaders) res.setHeader(name, value);
-    for (const [name, value] of extra) res.setHeader(name, value);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Request-Id', requestId);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(payload));
+    // One writeHead with a flat list: no per-header bookkeeping of setHeader.
+    const headers = this.securityHeaders.slice();
+    headers.push('Cache-Control', 'no-store', 'X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(payload)));
+    // An error's own headers (Retry-After, WWW-Authenticate; its X-Request-Id is the one above).
+    for (const [name, value] of extra) if (name !== 'X-Request-Id') headers.push(name, value);
+    res.writeHead(status, headers);
     res.end(payload);
   }
 
   /** The same series and access-log line the framework path's middleware records. */
-  private record(status: number, started: bigint): void {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const labels = { method: 'POST', route: INTROSPECT_PATH, status: String(status) };
-    this.metrics.httpRequests.inc(labels);
-    this.metrics.httpDuration.observe(labels, seconds);
-    if (this.config.logFormat === 'json') {
-      this.accessLog.log({ method: 'POST', route: INTROSPECT_PATH, status, durationMs: Math.round(seconds * 1e5) / 100 });
-    }
+  private record(status: number, started: bigint, context: RequestContext): void {
+    this.metrics.recordHttp('POST', INTROSPECT_PATH, status, Number(process.hrtime.bigint() - started) / 1e9);
+    if (this.config.logFormat === 'json') logAccess(this.accessLog, context, 'POST', INTROSPECT_PATH, status, started);
   }
 }
 

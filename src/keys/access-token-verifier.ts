@@ -37,23 +37,49 @@ export class AccessTokenVerifier {
    * anything of that tenant is read.
    */
   async verify(token: string, tenantId?: string): Promise<VerifiedToken> {
+    const cached = this.verifyCached(token, tenantId);
+    if (cached) return cached;
     const claims = await this.tokens.verify(token);
-    if (tenantId !== undefined && claims.tenantID !== tenantId) {
-      throw DomainError.permissionDenied('The token belongs to another tenant.', Reason.TENANT_MISMATCH);
-    }
-    const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+    checkTenant(claims, tenantId);
     const tenant = await this.directory.tenantById(claims.tenantID);
     if (!tenant) throw invalid();
     // The user and, for a token of a session, that session's state: one query, or none on a cache hit.
-    const user = await this.users.of(tenant, claims.sub, claims.sid);
-    if (!user || user.sectorId !== claims.sectorID) throw invalid();
-    if (claims.sid !== undefined) {
-      // A token of a session lives and dies with it (logout, revocation, password change or reset, replayed refresh token).
-      if (!sessionActive(user)) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');
-    } else if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
-      // A token from before sessions: a password change revokes every one issued before it but the one that made the change.
-      throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
-    }
-    return { claims, tenant, user };
+    return accept(claims, tenant, await this.users.of(tenant, claims.sub, claims.sid));
   }
+
+  /**
+   * `verify` without a promise when everything it needs is cached (the token
+   * verified before, its tenant, its user's state), with the same checks and
+   * errors; undefined when something would have to be read.
+   */
+  verifyCached(token: string, tenantId?: string): VerifiedToken | undefined {
+    const claims = this.tokens.verifiedBefore(token);
+    if (claims === undefined) return undefined;
+    checkTenant(claims, tenantId);
+    const tenant = this.directory.cachedTenant(claims.tenantID);
+    const user = tenant && this.users.cached(tenant, claims.sub, claims.sid);
+    return user ? accept(claims, tenant, user) : undefined;
+  }
+}
+
+const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
+
+/** With `tenantId`, a token of another tenant is PERMISSION_DENIED / TENANT_MISMATCH. */
+function checkTenant(claims: AccessTokenClaims, tenantId: string | undefined): void {
+  if (tenantId !== undefined && claims.tenantID !== tenantId) {
+    throw DomainError.permissionDenied('The token belongs to another tenant.', Reason.TENANT_MISMATCH);
+  }
+}
+
+/** The token's user as stored now must still hold it. */
+function accept(claims: AccessTokenClaims, tenant: TenantEntity, user: UserAuthState | null): VerifiedToken {
+  if (!user || user.sectorId !== claims.sectorID) throw invalid();
+  if (claims.sid !== undefined) {
+    // A token of a session lives and dies with it (logout, revocation, password change or reset, replayed refresh token).
+    if (!sessionActive(user)) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');
+  } else if ((claims.cv ?? 0) !== user.credentialVersion && claims.jti !== user.keptTokenJti) {
+    // A token from before sessions: a password change revokes every one issued before it but the one that made the change.
+    throw DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token was revoked by a password change.');
+  }
+  return { claims, tenant, user };
 }

@@ -87,19 +87,28 @@ export class AccessTokenService {
    * Verifies signature, issuer and expiry (exact, no leeway) and that the token's
    * tenant is the owner of the key that signed it. TOKEN_INVALID / TOKEN_EXPIRED otherwise.
    */
+  /**
+   * The claims of a token this instance verified before, checked again for what
+   * can change — its expiry (exact: TOKEN_EXPIRED) and that its key is still
+   * published — without a second signature check; undefined for any other token
+   * (then `verify` does the whole work).
+   */
+  verifiedBefore(token: string): AccessTokenClaims | undefined {
+    const cached = this.verified.get(token);
+    if (cached === undefined) return undefined;
+    if (Math.floor(Date.now() / 1000) >= cached.claims.exp) {
+      this.verified.delete(token);
+      throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
+    }
+    if (this.keys.isPublished(cached.kid)) return cached.claims;
+    this.verified.delete(token);
+    return undefined;
+  }
+
   async verify(token: string): Promise<AccessTokenClaims> {
     const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
-    const cached = this.verified.get(token);
-    if (cached) {
-      // A token verified before needs no second signature check: only its expiry
-      // (exact) and that its key is still published are checked again.
-      if (Math.floor(Date.now() / 1000) >= cached.claims.exp) {
-        this.verified.delete(token);
-        throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
-      }
-      if (this.keys.isPublished(cached.kid)) return cached.claims;
-      this.verified.delete(token);
-    }
+    const cached = this.verifiedBefore(token);
+    if (cached) return cached;
     if (!this.looksLikeJwt(token)) throw invalid();
     let decoded: { header?: { kid?: unknown; alg?: unknown } } | null;
     try {

@@ -19,11 +19,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
   use(req: IncomingRequest, res: MeteredResponse, next: () => void): void {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routeTemplate(req);
-      const labels = { method: req.method ?? '', route, status: String(res.statusCode) };
-      this.metrics.httpRequests.inc(labels);
-      this.metrics.httpDuration.observe(labels, seconds);
+      this.metrics.recordHttp(req.method ?? '', routeTemplate(req), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   }

@@ -26,6 +26,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The label children of each (method, route, status) seen, so recording one request builds no label key. */
+  private readonly httpSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
+
+  /**
+   * Counts and times one answered request (the HTTP middleware and the
+   * introspection fast path). Routes are templates, so the series stay few.
+   */
+  recordHttp(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.httpSeries.get(key);
+    if (series === undefined) {
+      const status_ = String(status);
+      series = { count: this.httpRequests.labels(method, route, status_), duration: this.httpDuration.labels(method, route, status_) };
+      this.httpSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
   readonly signIns = new Counter({
     name: 'iam_sign_in_attempts_total',
     help: 'Sign-in steps, by factor, outcome (success, failure) and reason of a failure.',

@@ -89,16 +89,9 @@ export class AuthStateCache implements OnApplicationShutdown {
   async read<T>(tenant: TenantEntity, key: string, load: () => Promise<T | null>, tagOf: (value: T) => string): Promise<T | null> {
     const channel = this.channelFor(tenant);
     if (!channel) return load();
+    const hit = this.hitIn<T>(channel, key);
+    if (hit !== undefined) return hit;
     const now = Date.now();
-    channel.lastUsed = now;
-    const hit = channel.entries.get(key);
-    if (hit) {
-      if (now - hit.at < this.config.authCacheTtlMs) {
-        this.hits++;
-        return hit.value as T;
-      }
-      this.dropEntry(channel, key, hit.tag);
-    }
     this.misses++;
     const cacheable = channel.live;
     const generation = channel.generation;
@@ -112,6 +105,30 @@ export class AuthStateCache implements OnApplicationShutdown {
       keys.add(key);
     }
     return value;
+  }
+
+  /**
+   * What `read` would answer from the cache, synchronously: the cached value, or
+   * undefined when `read` would go to the database (the hot path's way to skip
+   * promises on a hit).
+   */
+  peek<T>(tenant: TenantEntity, key: string): T | undefined {
+    // Only a database already listened to (admitting one is `read`'s business).
+    const channel = this.stopped ? undefined : this.channels.get(this.urlOf(tenant));
+    return channel ? this.hitIn<T>(channel, key) : undefined;
+  }
+
+  private hitIn<T>(channel: Channel, key: string): T | undefined {
+    const now = Date.now();
+    channel.lastUsed = now;
+    const hit = channel.entries.get(key);
+    if (hit === undefined) return undefined;
+    if (now - hit.at < this.config.authCacheTtlMs) {
+      this.hits++;
+      return hit.value as T;
+    }
+    this.dropEntry(channel, key, hit.tag);
+    return undefined;
   }
 
   /**

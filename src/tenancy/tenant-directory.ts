@@ -30,12 +30,18 @@ export class TenantDirectory {
 
   async tenantById(id: string): Promise<TenantEntity | undefined> {
     if (!isUuid(id)) return undefined;
-    const cached = this.tenants.get(id);
-    if (cached && Date.now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
+    const cached = this.cachedTenant(id);
+    if (cached) return cached;
     const tenant = await this.main.getRepository(TenantEntity).findOneBy({ id });
     if (tenant) this.remember(tenant);
     else this.tenants.delete(id);
     return tenant ?? undefined;
+  }
+
+  /** The tenant `tenantById` would answer without a query, or undefined. */
+  cachedTenant(id: string): TenantEntity | undefined {
+    const cached = this.tenants.get(id);
+    return cached && Date.now() - cached.at < TENANT_CACHE_MS ? cached.tenant : undefined;
   }
 
   async requireTenant(id: string): Promise<TenantEntity> {

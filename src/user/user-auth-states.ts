@@ -20,9 +20,18 @@ export class UserAuthStates {
   of(tenant: TenantEntity, userId: string, sessionId?: string): Promise<UserAuthState | null> {
     return this.cache.read(
       tenant,
-      `${tenant.id}:u:${userId}:${sessionId ?? ''}`,
+      keyOf(tenant, userId, sessionId),
       async () => this.users.findAuthState(await this.connections.db(tenant), userId, sessionId),
       (state) => `u:${state.id}`,
     );
   }
+
+  /** The state `of` would answer from the cache, or undefined when it would read the database. */
+  cached(tenant: TenantEntity, userId: string, sessionId?: string): UserAuthState | undefined {
+    return this.cache.peek(tenant, keyOf(tenant, userId, sessionId));
+  }
+}
+
+function keyOf(tenant: TenantEntity, userId: string, sessionId: string | undefined): string {
+  return `${tenant.id}:u:${userId}:${sessionId ?? ''}`;
 }

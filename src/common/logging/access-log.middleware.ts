@@ -1,11 +1,23 @@
 import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { IncomingRequest, routeTemplate } from '../http/request';
-import { requestContext } from '../http/request-context';
+import { RequestContext, requestContext } from '../http/request-context';
 
 interface LoggedResponse {
   statusCode: number;
   once(event: 'finish', listener: () => void): unknown;
+}
+
+/**
+ * Writes one access-log line (the middleware below and the introspection fast
+ * path). `started` is the request's `process.hrtime.bigint()`. The end of a
+ * response runs outside the request's async context: the line is logged within
+ * the request's `context`, so it carries the request id, tenant and sector.
+ */
+export function logAccess(logger: Logger, context: RequestContext | undefined, method: string, route: string, status: number, started: bigint): void {
+  const line = { method, route, status, durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100 };
+  if (context) requestContext.run(context, () => logger.log(line));
+  else logger.log(line);
 }
 
 /**
@@ -24,15 +36,7 @@ export class AccessLogMiddleware implements NestMiddleware {
     const started = process.hrtime.bigint();
     const store = requestContext.getStore();
     res.once('finish', () => {
-      const line = {
-        method: req.method ?? '',
-        route: routeTemplate(req),
-        status: res.statusCode,
-        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
-      };
-      // The finish event runs outside the request's async context: log within it.
-      if (store) requestContext.run(store, () => this.logger.log(line));
-      else this.logger.log(line);
+      logAccess(this.logger, store, req.method ?? '', routeTemplate(req), res.statusCode, started);
     });
     next();
   }
