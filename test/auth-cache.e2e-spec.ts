@@ -143,6 +143,17 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
     expect((await introspectOn(a, user.token)).status).toBe(401);
   });
 
+  it("checks each instance's requests with that instance's own services (two instances in one process)", async () => {
+    const created = await a.http().post(`/api/v1/sectors/${tenant.rootSectorID}/tokens`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ name: 'own' }).expect(200);
+    const looked = (app: TestApp) => cacheOf(app).hits + cacheOf(app).misses;
+    const [onA, onB] = [looked(a), looked(b)];
+    for (let j = 0; j < 3; j++) {
+      await a.http().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${created.body.token as string}`).expect(200);
+    }
+    expect(looked(a)).toBeGreaterThan(onA);
+    expect(looked(b)).toBe(onB);
+  });
+
   it('hears a change made by hand in SQL, bypassing the services', async () => {
     const user = await newUser();
     await warm(() => introspectOn(b, user.token));

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
+import passport from 'passport';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { UserAuthStates } from '../user/user-auth-states';
 import { DomainError } from '../common/errors/domain-error';
@@ -10,7 +10,7 @@ import { noteRequestScope } from '../common/http/request-context';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { isUuid } from '../common/wire/wire';
-import { BEARER_STRATEGY } from './bearer.strategy';
+import { BearerStrategy, bearerCredential } from './bearer.strategy';
 import { CredentialService } from './credential.service';
 import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
 import type { Principal } from './principal';
@@ -31,17 +31,23 @@ function requirementOf(reflector: Reflector, context: ExecutionContext): { isPub
  * Global guard 1: every handler needs a valid bearer credential unless it is
  * @Public; a handler that accepts a transaction proof takes `?transactionID=`
  * instead when no bearer credential is sent.
+ *
+ * The credential goes through this application's own BearerStrategy, handed to
+ * passport as an object rather than looked up by name: passport's
+ * registry of names is one per process, so with two instances of the service in
+ * one process (the multi-instance tests do that) a lookup by name would answer
+ * with whichever registered last, and check one instance's requests against the
+ * other's caches.
  */
 @Injectable()
-export class AuthenticationGuard extends AuthGuard(BEARER_STRATEGY) {
+export class AuthenticationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialService,
-  ) {
-    super();
-  }
+    private readonly strategy: BearerStrategy,
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const { isPublic, requirement } = requirementOf(this.reflector, context);
     if (isPublic) return true;
     const req = context.switchToHttp().getRequest<GuardedRequest>();
@@ -50,13 +56,27 @@ export class AuthenticationGuard extends AuthGuard(BEARER_STRATEGY) {
       req.user = await this.credentials.authenticateTransactionProof(proof);
       return true;
     }
-    return (await super.canActivate(context)) as boolean;
+    // A repeated credential is answered from the caches without a promise or
+    // passport's per-request machinery; the same CredentialService, so the same
+    // checks and errors. Anything else goes through the bearer strategy.
+    const header = headerValue(req, 'authorization');
+    const cached = header === undefined ? undefined : this.credentials.authenticateCached(bearerCredential(header));
+    req.user = cached ?? (await this.throughPassport(req));
+    return true;
   }
 
-  override handleRequest<T>(err: unknown, user: T): T {
-    if (err) throw err;
-    if (!user) throw DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A valid bearer credential is required.');
-    return user;
+  private throughPassport(req: GuardedRequest): Promise<Principal> {
+    return new Promise((resolve, reject) => {
+      const done = (err: unknown, user: Principal | false | undefined) => {
+        if (err) reject(err);
+        else if (!user) reject(DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A valid bearer credential is required.'));
+        else resolve(user);
+      };
+      // A fresh object per request, as passport makes from a registered strategy: it
+      // sets the request's success/fail/error callbacks on the object it is given.
+      const strategy = Object.create(this.strategy) as BearerStrategy;
+      passport.authenticate(strategy, { session: false }, done)(req, undefined, reject);
+    });
   }
 }
 
