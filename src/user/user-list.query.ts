@@ -8,7 +8,8 @@ import type { UserSort } from './dto/user.dto';
  * - The count of an unsearched list (all users, or `filterVerified` alone) is one
  *   row of `user_list_counts`, kept exact by triggers.
  * - Any other count, and every search, reads `user_search_docs` (narrow rows with
- *   the lowercased search document and its trigram index) or the users' indexes.
+ *   the lowercased search document and its trigram index, keyed by the sector's
+ *   `list_key`) or the users' indexes.
  * - The page selects ids only, from the `(sector_id, key, id)` index of the sort;
  *   past the middle of a list whose total is known first, it walks that index from
  *   the other end (a page at 80 % skips 20 % of the entries, not 80 %).
@@ -57,6 +58,9 @@ function searchPattern(term: string): string {
   return `%${likeEscape(term.toLowerCase())}%`;
 }
 
+/** The documents of the sector in $1 (they carry the sector's `list_key`, not its id). */
+const SECTOR_DOCS = `user_search_docs d WHERE d.sector_key = (SELECT c.list_key FROM user_list_counts c WHERE c.sector_id = $1)`;
+
 /** The WHERE clause over `users u` and its parameters ($1 is the sector). */
 function where(spec: UserListSpec): Sql {
   const params: unknown[] = [spec.sectorId];
@@ -64,7 +68,7 @@ function where(spec: UserListSpec): Sql {
   const { searchTerm, filterEmail, filterVerified } = spec.filter;
   if (searchTerm) {
     params.push(searchPattern(searchTerm));
-    parts.push(`u.id IN (SELECT d.user_id FROM user_search_docs d WHERE d.sector_id = $1 AND d.doc LIKE $${params.length} ESCAPE '\\')`);
+    parts.push(`u.id IN (SELECT d.user_id FROM ${SECTOR_DOCS} AND d.doc LIKE $${params.length} ESCAPE '\\')`);
   }
   if (filterEmail) {
     params.push(filterEmail);
@@ -90,7 +94,7 @@ export function userCountSql(spec: UserListSpec): Sql {
   if (searchTerm && !filterEmail && filterVerified === undefined) {
     // A search alone is counted on the narrow documents without touching users.
     return {
-      sql: `SELECT count(*)::int AS n FROM user_search_docs d WHERE d.sector_id = $1 AND d.doc LIKE $2 ESCAPE '\\'`,
+      sql: `SELECT count(*)::int AS n FROM ${SECTOR_DOCS} AND d.doc LIKE $2 ESCAPE '\\'`,
       params: [spec.sectorId, searchPattern(searchTerm)],
     };
   }
