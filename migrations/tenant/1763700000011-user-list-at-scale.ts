@@ -17,6 +17,42 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * whose WHEN clause makes it free unless a searched field, the verified flag or the
  * sector changed. Existing users are backfilled.
  */
+/** Adds a statement's inserted users to their sectors' counters (transition table `new_rows`). */
+export const COUNT_INSERTED = `
+        INSERT INTO user_list_counts AS c (sector_id, users, verified)
+        SELECT n.sector_id, count(*), count(*) FILTER (WHERE n.email_verified) FROM new_rows n GROUP BY n.sector_id ORDER BY n.sector_id
+        ON CONFLICT (sector_id) DO UPDATE SET users = c.users + excluded.users, verified = c.verified + excluded.verified;`;
+
+/** Moves one updated user (OLD → NEW) between its sectors' counters when the sector or the verified flag changed. */
+export const COUNT_UPDATED = `
+        IF (OLD.sector_id, OLD.email_verified) IS DISTINCT FROM (NEW.sector_id, NEW.email_verified) THEN
+          UPDATE user_list_counts SET users = users - 1, verified = verified - OLD.email_verified::int WHERE sector_id = OLD.sector_id;
+          INSERT INTO user_list_counts AS c (sector_id, users, verified) VALUES (NEW.sector_id, 1, NEW.email_verified::int)
+          ON CONFLICT (sector_id) DO UPDATE SET users = c.users + 1, verified = c.verified + excluded.verified;
+        END IF;`;
+
+/** The insert trigger's function as this migration defines it (NarrowSearchDocs puts it back on the way down). */
+export const LIST_INSERT_FUNCTION = `
+      CREATE OR REPLACE FUNCTION iam_user_list_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        INSERT INTO user_search_docs (user_id, sector_id, doc)
+        SELECT n.id, n.sector_id, lower(n.name || chr(1) || n.email || chr(1) || n.username) FROM new_rows n;${COUNT_INSERTED}
+        RETURN NULL;
+      END
+      $fn$`;
+
+/** The update trigger's function as this migration defines it. */
+export const LIST_UPDATE_FUNCTION = `
+      CREATE OR REPLACE FUNCTION iam_user_list_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF (OLD.name, OLD.email, OLD.username, OLD.sector_id) IS DISTINCT FROM (NEW.name, NEW.email, NEW.username, NEW.sector_id) THEN
+          UPDATE user_search_docs SET sector_id = NEW.sector_id, doc = lower(NEW.name || chr(1) || NEW.email || chr(1) || NEW.username)
+           WHERE user_id = NEW.id;
+        END IF;${COUNT_UPDATED}
+        RETURN NULL;
+      END
+      $fn$`;
+
 export class UserListAtScale1763700000011 implements MigrationInterface {
   name = 'UserListAtScale1763700000011';
 
@@ -42,17 +78,7 @@ export class UserListAtScale1763700000011 implements MigrationInterface {
     await q.query(`DROP INDEX users_search_trgm_idx`);
     await q.query(`CREATE INDEX user_search_docs_trgm_idx ON user_search_docs USING gin (doc public.gin_trgm_ops)`);
 
-    await q.query(`
-      CREATE FUNCTION iam_user_list_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        INSERT INTO user_search_docs (user_id, sector_id, doc)
-        SELECT n.id, n.sector_id, lower(n.name || chr(1) || n.email || chr(1) || n.username) FROM new_rows n;
-        INSERT INTO user_list_counts AS c (sector_id, users, verified)
-        SELECT n.sector_id, count(*), count(*) FILTER (WHERE n.email_verified) FROM new_rows n GROUP BY n.sector_id ORDER BY n.sector_id
-        ON CONFLICT (sector_id) DO UPDATE SET users = c.users + excluded.users, verified = c.verified + excluded.verified;
-        RETURN NULL;
-      END
-      $fn$`);
+    await q.query(LIST_INSERT_FUNCTION);
     await q.query(`
       CREATE FUNCTION iam_user_list_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
       BEGIN
@@ -63,21 +89,7 @@ export class UserListAtScale1763700000011 implements MigrationInterface {
         RETURN NULL;
       END
       $fn$`);
-    await q.query(`
-      CREATE FUNCTION iam_user_list_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        IF (OLD.name, OLD.email, OLD.username, OLD.sector_id) IS DISTINCT FROM (NEW.name, NEW.email, NEW.username, NEW.sector_id) THEN
-          UPDATE user_search_docs SET sector_id = NEW.sector_id, doc = lower(NEW.name || chr(1) || NEW.email || chr(1) || NEW.username)
-           WHERE user_id = NEW.id;
-        END IF;
-        IF (OLD.sector_id, OLD.email_verified) IS DISTINCT FROM (NEW.sector_id, NEW.email_verified) THEN
-          UPDATE user_list_counts SET users = users - 1, verified = verified - OLD.email_verified::int WHERE sector_id = OLD.sector_id;
-          INSERT INTO user_list_counts AS c (sector_id, users, verified) VALUES (NEW.sector_id, 1, NEW.email_verified::int)
-          ON CONFLICT (sector_id) DO UPDATE SET users = c.users + 1, verified = c.verified + excluded.verified;
-        END IF;
-        RETURN NULL;
-      END
-      $fn$`);
+    await q.query(LIST_UPDATE_FUNCTION);
     await q.query(`CREATE TRIGGER users_list_insert AFTER INSERT ON users REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION iam_user_list_insert()`);
     await q.query(`CREATE TRIGGER users_list_delete AFTER DELETE ON users REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION iam_user_list_delete()`);
     await q.query(`

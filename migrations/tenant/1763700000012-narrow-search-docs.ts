@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { COUNT_INSERTED, COUNT_UPDATED, LIST_INSERT_FUNCTION, LIST_UPDATE_FUNCTION } from './1763700000011-user-list-at-scale';
 
 /**
  * Narrower search documents, so that a broad search's count reads fewer pages
@@ -50,10 +51,7 @@ export class NarrowSearchDocs1763700000012 implements MigrationInterface {
     // The counters row first (it holds the sector's key), then the documents.
     await q.query(`
       CREATE OR REPLACE FUNCTION iam_user_list_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        INSERT INTO user_list_counts AS c (sector_id, users, verified)
-        SELECT n.sector_id, count(*), count(*) FILTER (WHERE n.email_verified) FROM new_rows n GROUP BY n.sector_id ORDER BY n.sector_id
-        ON CONFLICT (sector_id) DO UPDATE SET users = c.users + excluded.users, verified = c.verified + excluded.verified;
+      BEGIN${COUNT_INSERTED}
         INSERT INTO user_search_docs (user_id, sector_key, doc)
         SELECT n.id, c.list_key, iam_user_search_doc(n.name, n.email, n.username)
           FROM new_rows n JOIN user_list_counts c ON c.sector_id = n.sector_id;
@@ -62,12 +60,7 @@ export class NarrowSearchDocs1763700000012 implements MigrationInterface {
       $fn$`);
     await q.query(`
       CREATE OR REPLACE FUNCTION iam_user_list_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        IF (OLD.sector_id, OLD.email_verified) IS DISTINCT FROM (NEW.sector_id, NEW.email_verified) THEN
-          UPDATE user_list_counts SET users = users - 1, verified = verified - OLD.email_verified::int WHERE sector_id = OLD.sector_id;
-          INSERT INTO user_list_counts AS c (sector_id, users, verified) VALUES (NEW.sector_id, 1, NEW.email_verified::int)
-          ON CONFLICT (sector_id) DO UPDATE SET users = c.users + 1, verified = c.verified + excluded.verified;
-        END IF;
+      BEGIN${COUNT_UPDATED}
         IF (OLD.name, OLD.email, OLD.username, OLD.sector_id) IS DISTINCT FROM (NEW.name, NEW.email, NEW.username, NEW.sector_id) THEN
           UPDATE user_search_docs
              SET sector_key = (SELECT list_key FROM user_list_counts WHERE sector_id = NEW.sector_id),
@@ -80,32 +73,8 @@ export class NarrowSearchDocs1763700000012 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION iam_user_list_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        INSERT INTO user_search_docs (user_id, sector_id, doc)
-        SELECT n.id, n.sector_id, lower(n.name || chr(1) || n.email || chr(1) || n.username) FROM new_rows n;
-        INSERT INTO user_list_counts AS c (sector_id, users, verified)
-        SELECT n.sector_id, count(*), count(*) FILTER (WHERE n.email_verified) FROM new_rows n GROUP BY n.sector_id ORDER BY n.sector_id
-        ON CONFLICT (sector_id) DO UPDATE SET users = c.users + excluded.users, verified = c.verified + excluded.verified;
-        RETURN NULL;
-      END
-      $fn$`);
-    await q.query(`
-      CREATE OR REPLACE FUNCTION iam_user_list_update() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        IF (OLD.name, OLD.email, OLD.username, OLD.sector_id) IS DISTINCT FROM (NEW.name, NEW.email, NEW.username, NEW.sector_id) THEN
-          UPDATE user_search_docs SET sector_id = NEW.sector_id, doc = lower(NEW.name || chr(1) || NEW.email || chr(1) || NEW.username)
-           WHERE user_id = NEW.id;
-        END IF;
-        IF (OLD.sector_id, OLD.email_verified) IS DISTINCT FROM (NEW.sector_id, NEW.email_verified) THEN
-          UPDATE user_list_counts SET users = users - 1, verified = verified - OLD.email_verified::int WHERE sector_id = OLD.sector_id;
-          INSERT INTO user_list_counts AS c (sector_id, users, verified) VALUES (NEW.sector_id, 1, NEW.email_verified::int)
-          ON CONFLICT (sector_id) DO UPDATE SET users = c.users + 1, verified = c.verified + excluded.verified;
-        END IF;
-        RETURN NULL;
-      END
-      $fn$`);
+    await q.query(LIST_INSERT_FUNCTION);
+    await q.query(LIST_UPDATE_FUNCTION);
     await q.query(`DROP TABLE user_search_docs`);
     await q.query(`CREATE TABLE user_search_docs (user_id uuid PRIMARY KEY, sector_id uuid NOT NULL, doc text NOT NULL)`);
     await q.query(`
