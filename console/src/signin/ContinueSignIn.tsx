@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiError, type SessionTokens } from '../api/client';
-import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { isCeremonyCancelled, passkeySignIn, signInApi, type AuthResult } from './flow';
 
 /** Reasons after which the transaction cannot go on: the user starts again. */
@@ -45,8 +45,11 @@ function codeError(error: unknown): string | undefined {
 export function ContinueSignIn({ sectorID, result, username, codeSent = false, onDone, onRestart }: ContinueSignInProps) {
   const [current, setCurrent] = useState(result);
   const [useCode, setUseCode] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAsyncAction({
+    onError: (e) => {
+      if (e instanceof ApiError && e.reason === 'RESEND_COOLDOWN') setCooldown(e.retryAfterSeconds ?? 30);
+    },
+  });
   const [value, setValue] = useState('');
   const [email, setEmail] = useState(username?.includes('@') ? username : '');
   const [sent, setSent] = useState(codeSent ? 'If the account has a code factor, a code is on its way to its email or phone.' : '');
@@ -68,19 +71,6 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
     setSent('');
     setUseCode(false);
     setCurrent(next);
-  };
-
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (e) {
-      if (e instanceof ApiError && e.reason === 'RESEND_COOLDOWN') setCooldown(e.retryAfterSeconds ?? 30);
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
   };
 
   const sendCode = () =>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { signInApi, useSignInContext } from './flow';
 import { PublicShell } from './PublicShell';
 import { sectorLink } from './SignInPage';
@@ -9,25 +9,16 @@ import { sectorLink } from './SignInPage';
 export function ForgotPasswordPage() {
   const { sectorID } = useSignInContext();
   const [login, setLogin] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAsyncAction();
   const [sent, setSent] = useState(false);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    void (async () => {
-      try {
-        const value = login.trim();
-        await signInApi.forgot(sectorID, value.includes('@') ? { email: value } : { username: value });
-        setSent(true);
-      } catch (e) {
-        setError(e);
-      } finally {
-        setBusy(false);
-      }
-    })();
+    void run(async () => {
+      const value = login.trim();
+      await signInApi.forgot(sectorID, value.includes('@') ? { email: value } : { username: value });
+      setSent(true);
+    });
   };
 
   return (

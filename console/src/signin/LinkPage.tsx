@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../api/client';
-import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
 import { signInApi, useSignInContext, type AuthResult } from './flow';
 import { PublicShell } from './PublicShell';
@@ -32,8 +32,7 @@ export function LinkPage() {
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAsyncAction();
   const [pending, setPending] = useState<AuthResult | null>(null);
   const [verified, setVerified] = useState(false);
 
@@ -49,23 +48,15 @@ export function LinkPage() {
       return;
     }
     setMismatch('');
-    setBusy(true);
-    setError(null);
-    void (async () => {
-      try {
-        if (type === 'invitation') await handle(await signInApi.acceptInvite({ token, password }));
-        else if (type === 'password-reset') await handle(await signInApi.reset({ token, newPassword: password }));
-        else if (type === 'magic-link') await handle(await signInApi.magicFinish({ token }));
-        else {
-          await signInApi.verifyEmail({ token });
-          setVerified(true);
-        }
-      } catch (e) {
-        setError(e);
-      } finally {
-        setBusy(false);
+    void run(async () => {
+      if (type === 'invitation') await handle(await signInApi.acceptInvite({ token, password }));
+      else if (type === 'password-reset') await handle(await signInApi.reset({ token, newPassword: password }));
+      else if (type === 'magic-link') await handle(await signInApi.magicFinish({ token }));
+      else {
+        await signInApi.verifyEmail({ token });
+        setVerified(true);
       }
-    })();
+    });
   };
 
   if (!token) {

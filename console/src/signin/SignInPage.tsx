@@ -3,7 +3,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { WebAuthnAbortService } from '@simplewebauthn/browser';
 import type { SessionTokens } from '../api/client';
 import { useAuth, type Area } from '../auth/AuthContext';
-import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
 import { afterSignIn, autofillAvailable, isCeremonyCancelled, passkeySignIn, PROVIDER_LABELS, signInApi, useSignInContext, type AuthResult, type SocialProvider } from './flow';
 import { PublicShell } from './PublicShell';
@@ -43,13 +43,13 @@ export function SignInPage({ area }: { area: Area }) {
   const [password, setPassword] = useState('');
   const [pending, setPending] = useState<AuthResult | null>(null);
   const [codeSent, setCodeSent] = useState(false);
-  const [busy, setBusy] = useState<string>('');
   // Back from a social provider: `?transactionID=…` (and `error=…` when it failed).
   const socialTransaction = params.get('transactionID');
   const socialError = params.get('error');
-  const [error, setError] = useState<unknown>(() =>
-    socialError ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`) : null,
-  );
+  const action = useAsyncAction({
+    initialError: () => (socialError ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`) : null),
+  });
+  const { busyWith: busy, error, setError } = action;
   const [notice, setNotice] = useState('');
   /** A result reached from an effect (social return, autofill passkey). */
   const onResult = useEffectEvent(async (result: AuthResult) => {
@@ -65,17 +65,9 @@ export function SignInPage({ area }: { area: Area }) {
     }
   };
 
-  const run = async (what: string, action: () => Promise<void>) => {
-    setBusy(what);
-    setError(null);
+  const run = (what: string, work: () => Promise<void>) => {
     setNotice('');
-    try {
-      await action();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy('');
-    }
+    return action.run(work, what);
   };
 
   const returnFromSocial = useEffectEvent((transactionID: string) => {

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client';
-import { Button, ErrorMessage, Field, TextInput } from '../ui';
+import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
 import { signInApi, useSignInContext, type AuthResult } from './flow';
 import { PublicShell } from './PublicShell';
@@ -14,25 +14,16 @@ export function SignUpPage() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAsyncAction();
   const [pending, setPending] = useState<AuthResult | null>(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    void (async () => {
-      try {
-        const result = await signInApi.signup(sectorID, { email: email.trim(), password, profile: name.trim() ? { name: name.trim() } : undefined });
-        if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
-        else setPending(result);
-      } catch (e) {
-        setError(e);
-      } finally {
-        setBusy(false);
-      }
-    })();
+    void run(async () => {
+      const result = await signInApi.signup(sectorID, { email: email.trim(), password, profile: name.trim() ? { name: name.trim() } : undefined });
+      if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
+      else setPending(result);
+    });
   };
 
   if (pending) {

@@ -10,3 +10,4 @@ export { Loading, EmptyState, ErrorMessage, errorText } from './Feedback';
 export { CopyButton } from './CopyButton';
 export { ToastProvider, useToast } from './Toast';
 export { useConfirmedRemoval } from './useConfirmedRemoval';
+export { useAsyncAction, type AsyncAction } from './useAsyncAction';
