@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { claimsOf, expectWireError } from './support/contract';
 import { createSector, provisionTenant, ProvisionedTenant, seedUser, tenantSql } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { untilNotified } from './support/wait';
 
 /** Every SectorSettings field with its default (docs/api.md, Limits and defaults); a response carries every field. */
 function defaults(sectorID: string) {
@@ -329,12 +330,13 @@ describe('sector settings (operations 1 and 2)', () => {
       expectWireError(await t.http().put(`/api/v1/sectors/${s1}/settings`).send({ MFARequired: true }), 401, 16, 'CREDENTIAL_MISSING');
     });
 
-    it('a demoted admin loses access at once, whatever the token says', async () => {
+    it('a demoted admin loses access as soon as the change is heard, whatever the token says', async () => {
       const sector = await createSector(t, a.adminToken);
       const id = await seedUser(t, a.tenantID, sector, { email: 'demoted@s.test', password: 'demoted-pw', isAdmin: true });
       const token = await t.login('demoted@s.test', 'demoted-pw', sector);
       expect((await get(sector, token)).status).toBe(200);
       await tenantSql(t, a.tenantID, 'UPDATE users SET is_admin = false WHERE id = $1', [id]);
+      await untilNotified(async () => (await get(sector, token)).status === 403);
       expectWireError(await get(sector, token), 403, 7, 'ROLE_REQUIRED');
     });
   });

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { KeyService } from '../src/keys/key.service';
 import { createSector, expectError, provisionTenant, ProvisionedTenant, seedUser, tenantSql, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { untilNotified } from './support/wait';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
 
@@ -278,6 +279,7 @@ describe('access tokens, JWKS and introspection', () => {
       const token = await t.login('doomed@example.test', 'doomed-password', sectorID);
       expect((await introspect(a.adminToken, token)).status).toBe(200);
       await tenantSql(t, a.tenantID, 'DELETE FROM users WHERE id = $1', [doomedID]);
+      await untilNotified(async () => (await introspect(a.adminToken, token)).status === 401);
       expect401(await introspect(a.adminToken, token), 'TOKEN_INVALID');
       expect401(await introspect(token, a.adminToken), 'TOKEN_INVALID');
     });

@@ -28,3 +28,15 @@ export async function eventually<T>(
     await sleep(50);
   }
 }
+
+/**
+ * Waits until a change made by hand in SQL, bypassing the services, is enforced.
+ * The service hears of such a change through the notification PostgreSQL sends
+ * when it commits (README, "Caching and revocation"): a request that arrives
+ * before the notification may still be answered from the authorization-state
+ * cache. The notification takes milliseconds; the probe answers true once the
+ * change shows.
+ */
+export function untilNotified(probe: () => Promise<boolean>): Promise<true> {
+  return eventually(async () => (await probe()) || undefined, 3_000, "the hand-made change's notification");
+}
