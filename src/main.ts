@@ -21,6 +21,7 @@ import { IntrospectionFastPath } from './introspection/introspection-fast-path';
 import { headersSetBy, setsHeaders } from './common/http/static-headers';
 import { setupOpenApi } from './openapi';
 import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
+import { installPromiseInterceptors } from './common/runtime/promise-interceptors';
 import { IndexedMethod, RouteBlock, RouterLike } from './common/http/route-index';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -76,6 +77,7 @@ const MAX_PARAM_LENGTH = 16_384;
  */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
   installLeanAsyncResourceBind();
+  installPromiseInterceptors();
   const options: NestApplicationOptions = {
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),

@@ -1,6 +1,7 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable } from '@nestjs/common';
 import { catchError, Observable, throwError } from 'rxjs';
 import { ensureRequestId, IncomingRequest } from '../http/request';
+import { PromiseInterceptor } from '../runtime/promise-interceptors';
 import { toWireError, WireError } from './error-mapper';
 
 /** Carries an error the interceptor has already mapped to the filter, which only writes it. */
@@ -11,15 +12,28 @@ export class MappedError extends Error {
   }
 }
 
-/** Maps every error a handler throws to the wire error body (one mapper: toWireError). */
+/**
+ * Maps every error a handler throws to the wire error body (one mapper:
+ * toWireError). NestJS runs it through `aroundPromise` (see
+ * installPromiseInterceptors); `intercept` is the same mapping for NestJS's rxjs
+ * consumer.
+ */
 @Injectable()
-export class ErrorInterceptor implements NestInterceptor {
+export class ErrorInterceptor implements PromiseInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      catchError((err: unknown) => {
-        const req = context.switchToHttp().getRequest<IncomingRequest>();
-        return throwError(() => new MappedError(toWireError(err, ensureRequestId(req), req.originalUrl ?? req.url)));
-      }),
-    );
+    return next.handle().pipe(catchError((err: unknown) => throwError(() => mapped(context, err))));
   }
+
+  async aroundPromise(context: ExecutionContext, handle: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await handle();
+    } catch (err) {
+      throw mapped(context, err);
+    }
+  }
+}
+
+function mapped(context: ExecutionContext, err: unknown): MappedError {
+  const req = context.switchToHttp().getRequest<IncomingRequest>();
+  return new MappedError(toWireError(err, ensureRequestId(req), req.originalUrl ?? req.url));
 }
