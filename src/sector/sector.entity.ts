@@ -11,3 +11,6 @@ export class SectorEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
+
+/** What the wire shows of a sector (a list reads only these; the timestamps only order it). */
+export type SectorSummary = Pick<SectorEntity, 'id' | 'name' | 'domain' | 'slug' | 'isDefault' | 'allowedOrigins'>;

@@ -1,7 +1,7 @@
 import { SectorResponse } from './dto/sector.dto';
-import { SectorEntity } from './sector.entity';
+import { SectorSummary } from './sector.entity';
 
-export function toSectorResponse(s: SectorEntity): SectorResponse {
+export function toSectorResponse(s: SectorSummary): SectorResponse {
   return {
     sectorID: s.id,
     name: s.name,

@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { countedPage } from '../database/counted-page';
 import { TenantDb } from '../tenancy/tenant-db';
 import { likeEscape, Paging } from '../common/wire/paging';
-import { SectorEntity } from './sector.entity';
+import { SectorEntity, SectorSummary } from './sector.entity';
 
 export interface SectorFilter {
   searchTerm?: string;
@@ -30,7 +30,7 @@ export class SectorRepository {
    * One page of sectors and how many match, in one statement (the count is a
    * window over the filtered rows); a page past the end counts separately.
    */
-  async list(db: TenantDb, filter: SectorFilter, p: Paging): Promise<{ items: SectorEntity[]; total: number }> {
+  async list(db: TenantDb, filter: SectorFilter, p: Paging): Promise<{ items: SectorSummary[]; total: number }> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.searchTerm) {
@@ -41,8 +41,8 @@ export class SectorRepository {
       params.push(filter.filterDomain);
       where.push(`lower(domain) = lower($${params.length})`);
     }
-    return countedPage<SectorEntity>((sql, values) => db.read(sql, values), {
-      select: `id, name, domain, slug, is_default AS "isDefault", allowed_origins AS "allowedOrigins", created_at AS "createdAt", updated_at AS "updatedAt"`,
+    return countedPage<SectorSummary>((sql, values) => db.read(sql, values), {
+      select: `id, name, domain, slug, is_default AS "isDefault", allowed_origins AS "allowedOrigins"`,
       from: 'sectors',
       where: where.length ? `WHERE ${where.join(' AND ')}` : '',
       params,
