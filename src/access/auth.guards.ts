@@ -51,15 +51,18 @@ export class AuthenticationGuard implements CanActivate {
     const { isPublic, requirement } = requirementOf(this.reflector, context);
     if (isPublic) return true;
     const req = context.switchToHttp().getRequest<GuardedRequest>();
-    const proof = req.query.transactionID;
-    if (requirement?.transactionProof && !headerValue(req, 'authorization') && typeof proof === 'string') {
-      req.user = await this.credentials.authenticateTransactionProof(proof);
-      return true;
+    const header = headerValue(req, 'authorization');
+    // The query is read only where a proof may stand in for the credential (Express parses it on each read).
+    if (requirement?.transactionProof && !header) {
+      const proof = req.query.transactionID;
+      if (typeof proof === 'string') {
+        req.user = await this.credentials.authenticateTransactionProof(proof);
+        return true;
+      }
     }
     // A repeated credential is answered from the caches without a promise or
     // passport's per-request machinery; the same CredentialService, so the same
     // checks and errors. Anything else goes through the bearer strategy.
-    const header = headerValue(req, 'authorization');
     const cached = header === undefined ? undefined : this.credentials.authenticateCached(bearerCredential(header));
     req.user = cached ?? (await this.throughPassport(req));
     return true;
