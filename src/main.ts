@@ -156,6 +156,28 @@ class LeanExpressAdapter extends ExpressAdapter {
     return this.route('head', args);
   }
 
+  /**
+   * A handler's plain JSON answer (200 or 201), written as Express's `res.json`
+   * writes it here — this app sets no JSON replacer, spacing or escaping and no
+   * ETag: the same status, `Content-Type: application/json; charset=utf-8`,
+   * `Content-Length` and body — without its per-call settings lookups and header
+   * re-parsing. HEAD, conditional requests (Express may answer 304), a
+   * Content-Type already set, any other status and any other body (streams,
+   * errors, class instances) take Nest's reply.
+   */
+  override reply(response: unknown, body: unknown, statusCode?: number): unknown {
+    const res = response as Response;
+    const status = statusCode ?? res.statusCode;
+    if ((status !== 200 && status !== 201) || !isPlainJson(body) || res.getHeader('Content-Type') !== undefined || !isPlainRequest(res.req)) {
+      return super.reply(response, body, statusCode);
+    }
+    const payload = JSON.stringify(body);
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(payload));
+    return res.end(payload);
+  }
+
   /** Adds a route to the current run, or starts a run when something else was added to the stack since. */
   private route(method: IndexedMethod, args: [unknown, ...unknown[]]): express.Express {
     const app = this.getInstance<express.Express>();
@@ -168,6 +190,14 @@ class LeanExpressAdapter extends ExpressAdapter {
     this.block.add(method, args);
     return app;
   }
+}
+
+function isPlainJson(body: unknown): body is object {
+  return typeof body === 'object' && body !== null && (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype);
+}
+
+function isPlainRequest(req: Request): boolean {
+  return req.method !== 'HEAD' && req.headers['if-none-match'] === undefined && req.headers['if-modified-since'] === undefined;
 }
 
 /** A constructor that builds what `base` builds, on `prototype` (which must inherit from base's). */

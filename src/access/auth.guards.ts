@@ -19,12 +19,25 @@ import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from './ro
 
 type GuardedRequest = IncomingRequest & { user?: Principal; targetScope?: SectorScope; targetUser?: TargetUserRef };
 
-function requirementOf(reflector: Reflector, context: ExecutionContext): { isPublic: boolean; requirement?: AuthRequirement } {
-  const targets = [context.getHandler(), context.getClass()];
-  return {
-    isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
-    requirement: reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, targets),
-  };
+type Requirement = { isPublic: boolean; requirement?: AuthRequirement };
+/** Each handler's declared requirement, by controller and handler: decorators are fixed once the application is built, so both guards read them once per route. */
+const requirements = new WeakMap<object, WeakMap<object, Requirement>>();
+
+function requirementOf(reflector: Reflector, context: ExecutionContext): Requirement {
+  const handler = context.getHandler();
+  const controller = context.getClass();
+  let byHandler = requirements.get(controller);
+  if (byHandler === undefined) requirements.set(controller, (byHandler = new WeakMap()));
+  let found = byHandler.get(handler);
+  if (found === undefined) {
+    const targets = [handler, controller];
+    found = {
+      isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+      requirement: reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, targets),
+    };
+    byHandler.set(handler, found);
+  }
+  return found;
 }
 
 /**
