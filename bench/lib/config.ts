@@ -11,6 +11,8 @@ export interface BenchConfig {
   root: string;
   seconds: number;
   connections: number;
+  /** Rounds of the read scenario: each target is loaded once per round, the targets in turn, and its median round counts. */
+  readRounds: number;
   users: number;
   tenants: number;
   /** Tenants whose admins sign in for the tenant-scale load (spread evenly over all of them). */
@@ -64,6 +66,7 @@ export function readConfig(): BenchConfig {
     root,
     seconds: num('BENCH_SECONDS', 10, 1),
     connections: num('BENCH_CONNECTIONS', 50, 1),
+    readRounds: num('BENCH_READ_ROUNDS', 3, 1),
     users: num('BENCH_USERS', 1_000_000),
     tenants,
     tenantSample: Math.min(tenants, num('BENCH_TENANT_SAMPLE', 250, 1)),
