@@ -1,6 +1,13 @@
-import express from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
-import { IndexedMethod, requestKey, RouteBlock, routeKey, RouterLike } from './route-index';
+import { Dispatch, IndexedMethod, requestKey, RouteBlock, routeKey, RouterLike } from './route-index';
+
+/** Express's routing engine (the `router` package Express 5 is built on), typed structurally. */
+type Router = RouterLike & { use(handler: unknown): void };
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the package ships no types
+const newRouter = require('router') as () => Router;
+
+type RoutedReq = IncomingMessage & { params?: unknown; route?: { path?: unknown } };
 
 describe('routeKey and requestKey', () => {
   it('keys a route by its first three literal segments, lowercased, and leaves a route with an earlier parameter or wildcard unkeyed', () => {
@@ -27,10 +34,10 @@ describe('routeKey and requestKey', () => {
 });
 
 /**
- * The same routes, once on a stock Express app and once through a RouteBlock, in
- * the same order, between the same middleware: every request must get the same
- * answer from both (the route that answered, its parameters, `req.route`, or the
- * 404 after them).
+ * The same routes, once on Express's router (the `router` package Express 5
+ * routes with) and once through a RouteBlock, in the same order, between the same
+ * middleware: every request must get the same answer from both (the route that
+ * answered, its parameters, `req.route`, or the 404 after them).
  */
 describe('RouteBlock', () => {
   const routes: Array<[IndexedMethod, string]> = [
@@ -49,24 +56,33 @@ describe('RouteBlock', () => {
     ['head', '/probe'],
     ['put', '/api/v1/settings'],
   ];
-  const handler = (name: string) => (req: express.Request, res: express.Response) => {
-    res.json({ name, params: req.params, route: req.route?.path });
-  };
+  const handler = (name: string) => (req: RoutedReq, res: ServerResponse) => send(res, 200, { name, params: req.params, route: req.route?.path });
+  const notFound = (req: RoutedReq, res: ServerResponse) => send(res, 404, { name: 'not found', method: req.method });
 
-  function stockApp(): express.Express {
-    const app = express();
-    for (const [method, path] of routes) app[method](path, handler(`${method} ${path}`));
-    app.use((req, res) => res.status(404).json({ name: 'not found', method: req.method }));
-    return app;
+  function send(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
 
-  function indexedApp(): express.Express {
-    const app = express();
-    const block = new RouteBlock(() => express.Router() as unknown as RouterLike);
-    app.use(block.dispatch as unknown as express.RequestHandler);
+  /** A request listener over `root`, answering what reaches its end (a routing error: its status) as Express's final handler would. */
+  function listener(root: Router) {
+    return (req: IncomingMessage, res: ServerResponse) =>
+      (root as unknown as Dispatch)(req, res, (err?: unknown) => send(res, (err as { status?: number } | undefined)?.status ?? 500, { name: 'error' }));
+  }
+
+  function stockApp() {
+    const root = newRouter();
+    for (const [method, path] of routes) root[method](path, handler(`${method} ${path}`));
+    root.use(notFound);
+    return listener(root);
+  }
+
+  function indexedApp() {
+    const root = newRouter();
+    const block = new RouteBlock(newRouter);
+    root.use(block.dispatch);
     for (const [method, path] of routes) block.add(method, [path, handler(`${method} ${path}`)]);
-    app.use((req, res) => res.status(404).json({ name: 'not found', method: req.method }));
-    return app;
+    root.use(notFound);
+    return listener(root);
   }
 
   const paths = [
