@@ -85,5 +85,6 @@ function userPrincipal({ claims, tenant, user }: VerifiedToken): Principal {
     tokenId: claims.jti,
     tokenExp: claims.exp,
     sessionId: claims.sid,
+    authTime: claims.auth_time,
   };
 }

@@ -16,6 +16,8 @@ export interface UserPrincipal {
   tokenExp: number;
   /** The session the access token belongs to (its `sid`); undefined for a token issued before sessions. */
   sessionId?: string;
+  /** When the user authenticated (the token's `auth_time`, Unix seconds); undefined for older tokens. */
+  authTime?: number;
 }
 
 /** A sector API token: an admin of its own sector and of nothing else. */

@@ -22,6 +22,8 @@ export interface AccessTokenClaims {
   cv?: number;
   /** The session the token belongs to (absent on tokens issued before sessions existed); revoking the session revokes the token. */
   sid?: string;
+  /** When the user last authenticated (Unix seconds): the sign-in that started the session, kept across refreshes. Absent on older tokens. */
+  auth_time?: number;
 }
 
 export interface IssueTokenInput {
@@ -35,6 +37,8 @@ export interface IssueTokenInput {
   ttlSeconds: number;
   /** The session the token belongs to (its `sid`). */
   sessionId?: string;
+  /** When the user authenticated (Unix seconds), the token's `auth_time`. */
+  authTime?: number;
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -72,6 +76,7 @@ export class AccessTokenService {
       isAdmin: input.isAdmin,
       cv: input.credentialVersion,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
+      ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
     };
     await this.keys.noteTokenTtl(input.kid, input.ttlSeconds);
     const token = await this.jwt.signAsync(claims, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });

@@ -129,4 +129,73 @@ export const EMAIL_VERIFICATION_DEFAULTS: TemplateSet = {
   ].join('\n'),
 };
 
+/** Sent to a new address the user chose themselves: the change applies only once this link is followed. */
+export const EMAIL_CHANGE_DEFAULTS: TemplateSet = {
+  subject: 'Confirm your new {{sectorName}} email address',
+  text: [
+    'Hello {{username}},',
+    '',
+    'You asked to use {{email}} as your email address for {{sectorName}}. Confirm it here:',
+    '',
+    '{{link}}',
+    '',
+    'Until you do, your old address stays in use. The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.',
+    '',
+  ].join('\n'),
+  html: [
+    '<!doctype html>',
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    '<p>Hello {{username}},</p>',
+    '<p>You asked to use {{email}} as your email address for {{sectorName}}.</p>',
+    '<p><a href="{{link}}">Confirm the new address</a></p>',
+    '<p>Until you do, your old address stays in use. The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.</p>',
+    '</body></html>',
+    '',
+  ].join('\n'),
+};
+
+/** Sent to the old address when a change of address (or phone number) was asked for. */
+export const EMAIL_CHANGE_NOTICE_DEFAULTS: TemplateSet = {
+  subject: 'Your {{sectorName}} contact details are changing',
+  text: [
+    'Hello {{username}},',
+    '',
+    'Someone signed in to your {{sectorName}} account asked to change its {{change}}.',
+    '',
+    'If this was you, there is nothing to do. If it was not, change your password and sign out your other sessions from your account page now.',
+    '',
+  ].join('\n'),
+  html: [
+    '<!doctype html>',
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    '<p>Hello {{username}},</p>',
+    '<p>Someone signed in to your {{sectorName}} account asked to change its {{change}}.</p>',
+    '<p>If this was you, there is nothing to do. If it was not, change your password and sign out your other sessions from your account page now.</p>',
+    '</body></html>',
+    '',
+  ].join('\n'),
+};
+
+/** Sent when a passkey or a second factor is added to the account. */
+export const FACTOR_ADDED_DEFAULTS: TemplateSet = {
+  subject: 'A new sign-in method was added to your {{sectorName}} account',
+  text: [
+    'Hello {{username}},',
+    '',
+    'A new sign-in method ({{factor}}) was added to your {{sectorName}} account.',
+    '',
+    'If this was you, there is nothing to do. If it was not, remove it from your account page, change your password and sign out your other sessions now.',
+    '',
+  ].join('\n'),
+  html: [
+    '<!doctype html>',
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    '<p>Hello {{username}},</p>',
+    '<p>A new sign-in method ({{factor}}) was added to your {{sectorName}} account.</p>',
+    '<p>If this was you, there is nothing to do. If it was not, remove it from your account page, change your password and sign out your other sessions now.</p>',
+    '</body></html>',
+    '',
+  ].join('\n'),
+};
+
 export const OTP_SMS_DEFAULT = '{{code}} is your {{sectorName}} verification code. It expires in {{expiresInMinutes}} minutes.';

@@ -13,6 +13,10 @@ export type TemplateVars = {
   sectorName?: string;
   expiresInMinutes?: number;
   expiresInHours?: number;
+  /** What changed (notice mails): "email address", "phone number". */
+  change?: string;
+  /** The sign-in method added (notice mails): "passkey", "authenticator app", ... */
+  factor?: string;
 };
 
 export interface RenderedMail {

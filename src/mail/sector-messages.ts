@@ -3,12 +3,12 @@ import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantDb } from '../tenancy/tenant-db';
-import { EMAIL_VERIFICATION_DEFAULTS, INVITE_DEFAULTS, MAGIC_LINK_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
+import { EMAIL_CHANGE_DEFAULTS, EMAIL_CHANGE_NOTICE_DEFAULTS, EMAIL_VERIFICATION_DEFAULTS, FACTOR_ADDED_DEFAULTS, INVITE_DEFAULTS, MAGIC_LINK_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
 import { renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
 import { MailService } from './mail.service';
 
 /** The messages a sector sends, each with the sector's templates and the built-in defaults. */
-export type MessageKind = 'invite' | 'code' | 'passwordReset' | 'magicLink' | 'emailVerification';
+export type MessageKind = 'invite' | 'code' | 'passwordReset' | 'magicLink' | 'emailVerification' | 'emailChange' | 'emailChangeNotice' | 'factorAdded';
 
 /** Kinds without sector templates (always the built-in defaults). */
 const NO_SECTOR_TEMPLATES = (): TemplateSet => ({ subject: '', text: '', html: '' });
@@ -37,6 +37,9 @@ const TEMPLATES: Record<MessageKind, MessageTemplates> = {
   },
   magicLink: { mail: NO_SECTOR_TEMPLATES, mailDefaults: MAGIC_LINK_DEFAULTS },
   emailVerification: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_VERIFICATION_DEFAULTS },
+  emailChange: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_DEFAULTS },
+  emailChangeNotice: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_NOTICE_DEFAULTS },
+  factorAdded: { mail: NO_SECTOR_TEMPLATES, mailDefaults: FACTOR_ADDED_DEFAULTS },
 };
 
 /** Where a message goes: an email address, or a phone number for an SMS. */

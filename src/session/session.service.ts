@@ -97,12 +97,13 @@ export class SessionService {
     const user = await this.users.findById(db, session.userId);
     if (!user || user.sectorId !== session.sectorId) throw invalid();
     const scope = await this.scopes.byId(session.sectorId);
-    const { token } = await this.issueFor(scope, user, session.id);
+    // A refresh is not an authentication: the token keeps the time of the sign-in that started the session.
+    const { token } = await this.issueFor(scope, user, session.id, Math.floor(session.createdAt.getTime() / 1000));
     return { token, refreshToken: next };
   }
 
-  /** Issues an access token of a session. */
-  async issueFor(scope: SectorScope, user: UserEntity, sessionId: string): Promise<{ token: string }> {
+  /** Issues an access token of a session; `authTime` (Unix seconds) is when the user authenticated, now by default. */
+  async issueFor(scope: SectorScope, user: UserEntity, sessionId: string, authTime = Math.floor(Date.now() / 1000)): Promise<{ token: string }> {
     const settings = await scope.settings();
     return this.tokens.issue({
       tenantId: scope.route.tenant.id,
@@ -114,6 +115,7 @@ export class SessionService {
       credentialVersion: user.credentialVersion,
       ttlSeconds: Number(settings.accessTokenDuration),
       sessionId,
+      authTime,
     });
   }
 

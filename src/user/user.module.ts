@@ -8,12 +8,13 @@ import { UserController } from './user.controller';
 import { UserAuthStates } from './user-auth-states';
 import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
+import { StepUpService } from './step-up.service';
 
 /** Users of a sector: administration, profiles, invitations. */
 @Module({
   imports: [SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
-  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService],
-  exports: [UserRepository, UserAuthStates, PasswordHasher, UserService],
+  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],
+  exports: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],
 })
 export class UserModule {}

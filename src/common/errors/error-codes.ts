@@ -74,6 +74,12 @@ export const Reason = {
   TENANT_MISMATCH: 'TENANT_MISMATCH',
   ADMIN_REQUIRED_TO_GRANT_ADMIN: 'ADMIN_REQUIRED_TO_GRANT_ADMIN',
   FIELD_NOT_WRITABLE: 'FIELD_NOT_WRITABLE',
+  /** The operation needs a recent sign-in (within 5 minutes) or the current password (docs/security.md, step-up). */
+  REAUTHENTICATION_REQUIRED: 'REAUTHENTICATION_REQUIRED',
+  /** A social sign-in found an account by email whose address is not verified: sign in and link from the account page. */
+  SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL: 'SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL',
+  /** A passkey flagged as cloned (its signature counter went back) stays refused until an admin clears it. */
+  WEBAUTHN_CREDENTIAL_FLAGGED: 'WEBAUTHN_CREDENTIAL_FLAGGED',
   // NOT_FOUND
   ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
   TENANT_NOT_FOUND: 'TENANT_NOT_FOUND',
@@ -115,6 +121,12 @@ export const Reason = {
   PROVIDER_NOT_ENABLED: 'PROVIDER_NOT_ENABLED',
   REDIRECT_URI_NOT_ALLOWED: 'REDIRECT_URI_NOT_ALLOWED',
   OAUTH_STATE_INVALID: 'OAUTH_STATE_INVALID',
+  /** The social sign-in result was asked for without the code and verifier of the browser that started it. */
+  OAUTH_RESULT_BINDING_INVALID: 'OAUTH_RESULT_BINDING_INVALID',
+  /** An OAuth/OIDC provider endpoint (issuer, discovered endpoint, redirect) is not an allowed https address. */
+  PROVIDER_ENDPOINT_NOT_ALLOWED: 'PROVIDER_ENDPOINT_NOT_ALLOWED',
+  /** The identity is already linked to another user of the sector. */
+  IDENTITY_ALREADY_LINKED: 'IDENTITY_ALREADY_LINKED',
   SOCIAL_EMAIL_UNVERIFIED: 'SOCIAL_EMAIL_UNVERIFIED',
   LAST_SIGN_IN_METHOD: 'LAST_SIGN_IN_METHOD',
   LINK_EXPIRED: 'LINK_EXPIRED',
