@@ -4,7 +4,15 @@ import { Authenticated, ClientIp, CurrentPrincipal, Public, TargetUser, TargetUs
 import { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
-import { ListSessionsResponse, LogoutResponse, RefreshTokenDto, RefreshTokenResponse, RevokeSessionResponse } from './dto/session.dto';
+import {
+  ListSessionsResponse,
+  LogoutResponse,
+  ReauthenticateDto,
+  ReauthenticateResponse,
+  RefreshTokenDto,
+  RefreshTokenResponse,
+  RevokeSessionResponse,
+} from './dto/session.dto';
 import { SessionService } from './session.service';
 
 @ApiTags('Sessions')
@@ -30,6 +38,23 @@ export class SessionController {
   @ApiOkResponse({ type: LogoutResponse })
   logout(@CurrentPrincipal() caller: Principal): Promise<Record<string, never>> {
     return this.sessions.logout(caller);
+  }
+
+  @Post('users/:sub/reauthenticate')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @Authenticated({ role: Role.USER_CREDENTIALS, sectorFrom: 'userParam' })
+  @ApiOperation({
+    summary: 'Step-up: prove the current password again and get an access token of the same session with a fresh auth_time (the user themselves, by access token)',
+  })
+  @ApiOkResponse({ type: ReauthenticateResponse })
+  reauthenticate(
+    @CurrentPrincipal() caller: Principal,
+    @TargetUser() target: TargetUserRef,
+    @Body() body: ReauthenticateDto,
+    @ClientIp() ip: string,
+  ): Promise<ReauthenticateResponse> {
+    return this.sessions.reauthenticate(caller, target, body.currentPassword, ip);
   }
 
   @Get('users/:sub/sessions')

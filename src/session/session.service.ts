@@ -14,6 +14,8 @@ import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
+import { StepUpService } from '../user/step-up.service';
+import type { TargetUserRef } from '../access/decorators';
 import { ListSessionsResponse, RefreshTokenResponse, SessionResponse } from './dto/session.dto';
 import { currentUserAgent } from './request-context';
 import { SessionRepository, SessionRow } from './session.repository';
@@ -41,6 +43,7 @@ export class SessionService {
     private readonly users: UserRepository,
     private readonly tokens: AccessTokenService,
     private readonly cache: AuthStateCache,
+    private readonly stepUp: StepUpService,
   ) {}
 
   /** Starts a session for a user who has just signed in, with the sector's lifetime and idle timeout. */
@@ -117,6 +120,22 @@ export class SessionService {
       sessionId,
       authTime,
     });
+  }
+
+  /**
+   * Step-up for the caller's own session: the current password again, then an
+   * access token of the same session whose `auth_time` is now. Only the user
+   * themselves with an access token of a session (an admin cannot re-authenticate
+   * for someone else, and an API token has no session).
+   */
+  async reauthenticate(caller: Principal, target: TargetUserRef, currentPassword: string, clientIp: string): Promise<{ token: string }> {
+    if (caller.kind !== 'user' || caller.userId !== target.id || !caller.sessionId) {
+      throw DomainError.permissionDenied('Only the user, signed in with an access token of a session, can re-authenticate.');
+    }
+    await this.stepUp.verifyPassword(target, currentPassword, clientIp);
+    const user = await this.users.findById(target.scope.db, target.id);
+    if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+    return this.issueFor(target.scope, user, caller.sessionId);
   }
 
   /** Ends the caller's session (the one its access token names). */

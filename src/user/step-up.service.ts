@@ -53,11 +53,20 @@ export class StepUpService {
     if (proof.currentPassword === undefined) {
       throw required(`To ${what}, sign in again (within ${STEP_UP_WINDOW_SECONDS / 60} minutes) or send currentPassword.`);
     }
+    await this.verifyPassword(target, proof.currentPassword, clientIp);
+  }
+
+  /**
+   * Checks the user's current password, counted by the password throttle like a
+   * sign-in (a user without a password always fails, after the same work).
+   * INVALID_CREDENTIALS when wrong.
+   */
+  async verifyPassword(target: TargetUserRef, currentPassword: string, clientIp: string): Promise<void> {
     const user = await this.users.findById(target.scope.db, target.id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
     const attempt = { tenantId: target.scope.route.tenant.id, sectorId: user.sectorId, account: accountRef(user.id, user.username), clientIp };
     const reservation = await this.throttle.reserve(attempt, 'password');
-    if (!(await this.hasher.verifyOrWaste(proof.currentPassword, user.passwordHash))) {
+    if (!(await this.hasher.verifyOrWaste(currentPassword, user.passwordHash))) {
       throw DomainError.unauthenticated(Reason.INVALID_CREDENTIALS, 'The current password is incorrect.');
     }
     await reservation.succeeded();

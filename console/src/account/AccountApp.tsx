@@ -9,6 +9,7 @@ import { PasskeysSection } from './PasskeysSection';
 import { PasswordSection } from './PasswordSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
+import { StepUpProvider } from './StepUp';
 
 const PARTS = [
   { id: 'profile', label: 'Profile' },
@@ -51,12 +52,14 @@ export default function AccountApp() {
         </div>
       </header>
       <Page title="Your account">
-        <ProfileSection sub={sub} />
-        <PasswordSection sub={sub} />
-        <FactorsSection sub={sub} phone={profile.data?.phoneNumber} email={profile.data?.email} />
-        <PasskeysSection sub={sub} />
-        <LinkedSection sub={sub} />
-        <SessionsSection sub={sub} />
+        <StepUpProvider sub={sub}>
+          <ProfileSection sub={sub} />
+          <PasswordSection sub={sub} />
+          <FactorsSection sub={sub} phone={profile.data?.phoneNumber} email={profile.data?.email} />
+          <PasskeysSection sub={sub} />
+          <LinkedSection sub={sub} />
+          <SessionsSection sub={sub} />
+        </StepUpProvider>
       </Page>
     </>
   );

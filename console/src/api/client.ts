@@ -117,6 +117,12 @@ export function setSession(tokens: SessionTokens): void {
   notify();
 }
 
+/** Replaces the access token of the current session (a step-up answers one), keeping its refresh token. */
+export function setAccessToken(token: string): void {
+  accessToken = token;
+  notify();
+}
+
 /** Forgets the tokens (sign-out, or a session the service ended). */
 export function clearSession(): void {
   accessToken = null;

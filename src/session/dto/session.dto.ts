@@ -31,3 +31,12 @@ export class ListSessionsResponse {
 export class RevokeSessionResponse {
   @ApiProperty() id: string;
 }
+
+export class ReauthenticateDto {
+  @ApiProperty({ description: "The user's current password (counted by the password throttle like a sign-in)." })
+  @IsString() @IsNotEmpty() @MaxLength(1024) currentPassword: string;
+}
+
+export class ReauthenticateResponse {
+  @ApiProperty({ description: 'A new JWT access token of the same session whose `auth_time` is now: it passes the step-up check for five minutes.' }) token: string;
+}
