@@ -69,6 +69,7 @@ export const accountApi = {
   unlink: (sub: string, id: string) => api.del(`${user(sub)}/identities/${seg(id)}`),
   sessions: (sub: string) => api.get<{ sessions: Session[] }>(`${user(sub)}/sessions`),
   revokeSession: (sub: string, id: string) => api.del(`${user(sub)}/sessions/${seg(id)}`),
+  reauthenticate: (sub: string, currentPassword: string) => api.post<{ token: string }>(`${user(sub)}/reauthenticate`, { currentPassword }),
 };
 
 /** Unix seconds (int64 string) in words; "0" is never. */
