@@ -135,7 +135,8 @@ export class SessionService {
     await this.stepUp.verifyPassword(target, currentPassword, clientIp);
     const user = await this.users.findById(target.scope.db, target.id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
-    return this.issueFor(target.scope, user, caller.sessionId);
+    const { token } = await this.issueFor(target.scope, user, caller.sessionId);
+    return { token };
   }
 
   /** Ends the caller's session (the one its access token names). */
