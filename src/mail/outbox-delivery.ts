@@ -12,7 +12,7 @@ export const SEND_TIMEOUT_MS = 30_000;
  * Hands one outbox row to the outside world: mail through the MailerService
  * (SMTP_URL, or a stream transport whose RFC 822 output is written to
  * DATA_DIR/outbox/<id>.eml), SMS as `POST {to, body}` to SMS_WEBHOOK_URL (or
- * DATA_DIR/outbox/<id>.sms.json). Throws when the message was not accepted.
+ * DATA_DIR/outbox/<id>.sms.json; redirects are not followed). Throws when the message was not accepted.
  * Logs name the recipient and subject, never a body: bodies carry codes and links.
  */
 @Injectable()
@@ -62,10 +62,12 @@ export class OutboxDelivery {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(this.config.smsWebhookAuthorization ? { authorization: this.config.smsWebhookAuthorization } : {}) },
       body: payload,
+      // A redirect is never followed (the message and the Authorization header go to SMS_WEBHOOK_URL only): a 3xx is a failed delivery, retried like the others.
+      redirect: 'manual',
       signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
     });
     await res.arrayBuffer().catch(() => undefined);
-    if (!res.ok) throw new Error(`SMS gateway answered HTTP ${res.status}`);
+    if (!res.ok) throw new Error(`SMS gateway answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (a redirect, not followed)' : ''}`);
     this.logger.debug(`SMS ${row.id} (${row.tag}) sent to ${row.recipient}`);
   }
 

@@ -1,9 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createPrivateKey, KeyObject, sign } from 'node:crypto';
 type OpenIdClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' } });
 type ServerMetadata = import('openid-client', { with: { 'resolution-mode': 'import' } }).ServerMetadata;
 type Configuration = import('openid-client', { with: { 'resolution-mode': 'import' } }).Configuration;
+type CustomFetch = import('openid-client', { with: { 'resolution-mode': 'import' } }).CustomFetch;
 import { DomainError } from '../common/errors/domain-error';
+import { OutboundFetch, outboundFetch, outboundRefusal, outboundUrlProblem } from '../common/http/outbound';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { SocialProof } from '../auth/strategies/social.strategy';
@@ -34,6 +36,10 @@ export interface PendingOAuth {
 const FETCH_TIMEOUT_MS = 10_000;
 const METADATA_TTL_MS = 10 * 60_000;
 const APPLE_AUDIENCE = 'https://appleid.apple.com';
+/** The discovered endpoints the service (or the browser) is sent to, each checked against the endpoint rules. */
+const CHECKED_ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri'] as const;
+/** Google's discovery names its token, user-info and key endpoints on these hosts, not on the issuer's. */
+const GOOGLE_ENDPOINT_HOSTS = ['oauth2.googleapis.com', 'openidconnect.googleapis.com', 'www.googleapis.com'];
 
 /** Providers answered through OpenID Connect (discovery, ID token). */
 export function isOidcProvider(name: ProviderName): boolean {
@@ -47,13 +53,31 @@ export function isOidcProvider(name: ProviderName): boolean {
  * issuer, audience and nonce); GitHub through its OAuth and user APIs (the
  * primary verified email). Apple authenticates the client with an ES256 JWT, a
  * GitHub App with an RS256 app JWT instead of a client secret.
+ *
+ * Every request goes through the outbound fetch (src/common/http/outbound.ts):
+ * https only (http to loopback outside production), public addresses only
+ * (checked on the address connected to), no redirects followed. An issuer and
+ * every endpoint its discovery names must pass those rules and sit on the
+ * issuer's host or on a host of OAUTH_ENDPOINT_HOSTS; otherwise the discovery is
+ * not used and the sign-in fails with PROVIDER_ENDPOINT_NOT_ALLOWED.
  */
 @Injectable()
 export class ProviderClients {
+  private readonly logger = new Logger('SocialLogin');
   private client?: Promise<OpenIdClient>;
   private readonly metadata = new Map<string, { at: number; server: Promise<ServerMetadata> }>();
+  private readonly fetch: OutboundFetch;
+  private readonly allowLoopback: boolean;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.allowLoopback = config.nodeEnv !== 'production';
+    this.fetch = outboundFetch({ allowLoopback: this.allowLoopback, timeoutMs: FETCH_TIMEOUT_MS });
+  }
+
+  /** Drops the cached discovery of an issuer (its provider configuration was saved): the next sign-in discovers it again. */
+  forgetDiscovery(issuer: string): void {
+    this.metadata.delete(issuer);
+  }
 
   async authorizationUrl(p: ResolvedProvider, state: string, pending: PendingOAuth): Promise<string> {
     const client = await this.lib();
@@ -70,7 +94,9 @@ export class ProviderClients {
       }).toString();
       return url.href;
     }
-    const configuration = await this.oidcConfiguration(p);
+    const configuration = await this.oidcConfiguration(p).catch((err: unknown) => {
+      throw this.refused(p.name, err) ?? err;
+    });
     const params: Record<string, string> = {
       redirect_uri: p.redirectUri,
       response_type: 'code',
@@ -91,7 +117,7 @@ export class ProviderClients {
       return p.name === 'github' ? await this.github(p, query, pending) : await this.oidc(p, query, state, pending);
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      throw exchangeFailed(p.name, err);
+      throw this.refused(p.name, err) ?? exchangeFailed(p.name, err);
     }
   }
 
@@ -123,13 +149,12 @@ export class ProviderClients {
     } else {
       body.set('client_secret', p.clientSecret);
     }
-    const tokenRes = await fetch(`${this.config.oauthGithubBaseUrl}/login/oauth/access_token`, { method: 'POST', headers, body, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const tokenRes = await this.fetch(`${this.config.oauthGithubBaseUrl}/login/oauth/access_token`, { method: 'POST', headers, body });
     const token = (await tokenRes.json().catch(() => ({}))) as { access_token?: string; error?: string };
     if (!tokenRes.ok || typeof token.access_token !== 'string') throw new Error(`token endpoint answered ${tokenRes.status} ${token.error ?? ''}`.trim());
     const api = async <T>(path: string): Promise<T> => {
-      const res = await fetch(`${this.config.oauthGithubApiBaseUrl}${path}`, {
+      const res = await this.fetch(`${this.config.oauthGithubApiBaseUrl}${path}`, {
         headers: { Authorization: `Bearer ${token.access_token}`, Accept: 'application/vnd.github+json', 'User-Agent': 'iam-service' },
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
       if (!res.ok) throw new Error(`${path} answered ${res.status}`);
       return (await res.json()) as T;
@@ -156,26 +181,82 @@ export class ProviderClients {
         : p.clientSecret
           ? client.ClientSecretPost(p.clientSecret)
           : client.None();
-    const server = await this.serverMetadata(issuer);
+    const server = await this.serverMetadata(issuer, p.name);
     const configuration = new client.Configuration(server, p.clientId, {}, clientAuth);
     configuration.timeout = FETCH_TIMEOUT_MS / 1000;
+    // Token, user info and the key set go through the outbound fetch too.
+    configuration[client.customFetch] = this.fetch as unknown as CustomFetch;
     if (new URL(issuer).protocol === 'http:') client.allowInsecureRequests(configuration);
     return configuration;
   }
 
-  /** Discovery, kept ten minutes per issuer (a failed one is forgotten at once). */
-  private serverMetadata(issuer: string): Promise<ServerMetadata> {
+  /**
+   * Discovery through the outbound fetch, its endpoints checked against the
+   * endpoint rules; kept ten minutes per issuer (a failed or refused one is
+   * forgotten at once).
+   */
+  private serverMetadata(issuer: string, provider: ProviderName): Promise<ServerMetadata> {
     const cached = this.metadata.get(issuer);
     if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.server;
     const server = (async () => {
       const client = await this.lib();
-      const options = new URL(issuer).protocol === 'http:' ? { execute: [client.allowInsecureRequests], timeout: FETCH_TIMEOUT_MS / 1000 } : { timeout: FETCH_TIMEOUT_MS / 1000 };
-      const discovered = await client.discovery(new URL(issuer), 'discovery', undefined, undefined, options);
-      return discovered.serverMetadata();
+      const issuerUrl = new URL(issuer);
+      const problem = outboundUrlProblem(issuerUrl, this.allowLoopback);
+      if (problem) throw this.notAllowed(provider, `the issuer ${problem}`);
+      const options = {
+        [client.customFetch]: this.fetch as unknown as CustomFetch,
+        timeout: FETCH_TIMEOUT_MS / 1000,
+        ...(issuerUrl.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
+      };
+      const discovered = await client.discovery(issuerUrl, 'discovery', undefined, undefined, options);
+      const metadata = discovered.serverMetadata();
+      this.assertEndpointsAllowed(provider, issuerUrl, metadata);
+      return metadata;
     })();
     server.catch(() => this.metadata.delete(issuer));
     this.metadata.set(issuer, { at: Date.now(), server });
     return server;
+  }
+
+  /**
+   * Each endpoint the discovery names must pass the outbound rules and sit on
+   * the issuer's host name, on a host of OAUTH_ENDPOINT_HOSTS or, for Google, on
+   * Google's API hosts.
+   */
+  private assertEndpointsAllowed(provider: ProviderName, issuer: URL, metadata: ServerMetadata): void {
+    const hosts = new Set([issuer.hostname.toLowerCase(), ...this.config.oauthEndpointHosts, ...(provider === 'google' ? GOOGLE_ENDPOINT_HOSTS : [])]);
+    for (const name of CHECKED_ENDPOINTS) {
+      const value = metadata[name];
+      if (value === undefined) continue;
+      let url: URL;
+      try {
+        url = new URL(String(value));
+      } catch {
+        throw this.notAllowed(provider, `${name} is not a URL`);
+      }
+      const problem = outboundUrlProblem(url, this.allowLoopback);
+      if (problem) throw this.notAllowed(provider, `${name} ${problem}`);
+      if (!hosts.has(url.hostname.toLowerCase())) throw this.notAllowed(provider, `${name} is on ${url.hostname}, not on the issuer's host or OAUTH_ENDPOINT_HOSTS`);
+    }
+  }
+
+  /** PROVIDER_ENDPOINT_NOT_ALLOWED for an error the outbound rules caused (a refused address, scheme or redirect); undefined otherwise. */
+  private refused(provider: ProviderName, err: unknown): DomainError | undefined {
+    if (err instanceof DomainError) return err.reason === Reason.PROVIDER_ENDPOINT_NOT_ALLOWED ? err : undefined;
+    const refusal = outboundRefusal(err);
+    return refusal ? this.notAllowed(provider, refusal.message) : undefined;
+  }
+
+  /**
+   * The provider's issuer or one of its endpoints is not allowed (scheme, host,
+   * address or a redirect): FAILED_PRECONDITION / PROVIDER_ENDPOINT_NOT_ALLOWED.
+   * What was refused goes to the log, not to the caller.
+   */
+  private notAllowed(provider: ProviderName, detail: string): DomainError {
+    this.logger.warn(`${provider} provider endpoint not allowed: ${detail.slice(0, 300)}`);
+    return new DomainError(ErrorCode.FAILED_PRECONDITION, Reason.PROVIDER_ENDPOINT_NOT_ALLOWED, `The ${provider} provider's endpoints are not allowed; the sector's administrator must check its configuration.`, {
+      metadata: { provider },
+    });
   }
 
   private issuerOf(p: ResolvedProvider): string {

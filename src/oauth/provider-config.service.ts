@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { isIP } from 'node:net';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DomainError, FieldViolation } from '../common/errors/domain-error';
+import { outboundUrlProblem } from '../common/http/outbound';
 import { SectorScope } from '../settings/sector-scope';
 import { OAuthProviderAdminConfig, OAuthProvidersResponse, OAuthProviderView, StatusResponse } from './dto/oauth.dto';
 import { isProviderName, OAuthProviderEntity, PROVIDER_NAMES, ProviderName } from './oauth-provider.entity';
 import { OAUTH_PROVIDER_SECRET_SEAL, OAuthProviderRepository } from './oauth-provider.repository';
-import type { ResolvedProvider } from './provider-clients';
+import { ProviderClients, ResolvedProvider } from './provider-clients';
 import { AuditService } from '../audit/audit.service';
 
 const TEXT_FIELDS = ['clientID', 'teamID', 'keyID', 'redirectURI', 'issuerURL', 'appID'] as const;
@@ -28,6 +28,7 @@ export class ProviderConfigService {
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly clients: ProviderClients,
   ) {}
 
   async get(scope: SectorScope): Promise<OAuthProvidersResponse> {
@@ -62,6 +63,7 @@ export class ProviderConfigService {
     }
     if (violations.length > 0) throw invalid(violations);
 
+    const issuers: string[] = [];
     await scope.db.transaction(async (tx) => {
       await this.repo.lockSector(tx, scope.route.sectorId);
       const rows: OAuthProviderEntity[] = [];
@@ -70,6 +72,7 @@ export class ProviderConfigService {
         const merged = merge(scope.route.sectorId, name, stored, input);
         violations.push(...check(name, merged, input, this.config.nodeEnv !== 'production'));
         rows.push(this.sealed(merged, stored));
+        issuers.push(merged.row.issuerUrl, stored?.issuerUrl ?? '');
       }
       if (violations.length > 0) throw invalid(violations);
       for (const row of rows) await this.repo.upsert(tx, row);
@@ -83,6 +86,8 @@ export class ProviderConfigService {
         details: { providers: changed },
       });
     });
+    // A saved configuration is discovered again at its next sign-in (on this instance; others within ten minutes).
+    for (const issuer of issuers) if (issuer !== '') this.clients.forgetDiscovery(issuer);
     const names = inputs.map(([n]) => n);
     return { status: 'OK', message: names.length === 0 ? 'Nothing to change.' : `Updated ${names.join(', ')}.` };
   }
@@ -154,8 +159,10 @@ function check(name: ProviderName, merged: Merged, input: OAuthProviderAdminConf
   if (input.redirectURI !== undefined && row.redirectUri !== '' && !isHttpUrl(row.redirectUri)) out.push({ field: f('redirectURI'), description: 'must be an absolute http(s) URL' });
   if (input.issuerURL !== undefined && row.issuerUrl !== '') {
     if (!isHttpUrl(row.issuerUrl)) out.push({ field: f('issuerURL'), description: 'must be an absolute http(s) URL' });
-    else if (!isSecureOrLoopback(row.issuerUrl, allowLoopbackHttp)) {
-      out.push({ field: f('issuerURL'), description: allowLoopbackHttp ? 'must use https (http only on a loopback address)' : 'must use https' });
+    else {
+      // The outbound rules, judged from the URL: https (http only to loopback outside production), no loopback in production, no private, link-local or reserved address.
+      const problem = outboundUrlProblem(new URL(row.issuerUrl), allowLoopbackHttp);
+      if (problem) out.push({ field: f('issuerURL'), description: problem });
     }
   }
   if (merged.privateKeyPem !== '') {
@@ -202,14 +209,6 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isSecureOrLoopback(value: string, allowLoopbackHttp: boolean): boolean {
-  const u = new URL(value);
-  if (u.protocol === 'https:') return true;
-  if (!allowLoopbackHttp) return false;
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 function invalid(violations: FieldViolation[]): DomainError {

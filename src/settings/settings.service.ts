@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { SectorEntity } from '../sector/sector.entity';
@@ -10,6 +11,7 @@ import { SectorSettingsEntity } from './sector-settings.entity';
 import { settingsFieldsSet, toSettingsPatch, toSettingsResponse } from './settings.mapper';
 import { SettingsRepository } from './settings.repository';
 import { relyingPartyViolations } from './settings.validation';
+import { magicLinkUrlProblem } from './magic-link-url';
 import { SectorScope } from './sector-scope';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
@@ -24,6 +26,7 @@ export class SettingsService {
     private readonly settings: SettingsRepository,
     private readonly audit: AuditService,
     private readonly cache: AuthStateCache,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async get(scope: SectorScope): Promise<SectorSettingsResponse> {
@@ -36,7 +39,9 @@ export class SettingsService {
    * (checked on the merged result, with the sector's domain and allowed origins
    * standing in for empty settings) unless it leaves both empty; it runs with the
    * settings row locked, so two concurrent updates cannot each pass the check
-   * and together store a relying party that fails it.
+   * and together store a relying party that fails it. A MagicLinkURL set must be
+   * https (http only for localhost outside production) on PUBLIC_URL's origin or
+   * one of the sector's allowedOrigins (empty: the default links).
    */
   async update(scope: SectorScope, dto: UpdateSectorSettingsDto, caller?: Principal): Promise<SectorSettingsResponse> {
     // An API token configures its sector but never where credentials go: the links that carry
@@ -52,6 +57,7 @@ export class SettingsService {
     // The names of the fields the request sets (never their values) go to the audit trail with the change.
     const fields = settingsFieldsSet(dto);
     const row = await scope.db.transaction(async (tx) => {
+      if (patch.magicLinkUrl) await this.assertMagicLinkUrlAllowed(tx, sectorId, patch.magicLinkUrl);
       if (touchesRelyingParty) await this.assertRelyingPartyUsable(tx, sectorId, patch);
       const updated = await this.settings.update(tx, sectorId, patch);
       if (updated) await this.audit.record(tx, { type: 'settings.updated', sectorId, target: { kind: 'sector', id: sectorId }, details: { fields } });
@@ -60,6 +66,14 @@ export class SettingsService {
     if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     this.cache.forget(scope.route.tenant, `s:${sectorId}`);
     return toSettingsResponse(row);
+  }
+
+  /** VALIDATION_FAILED naming MagicLinkURL when the links it would carry tokens to are not on a trusted https origin. */
+  private async assertMagicLinkUrlAllowed(tx: TenantDb, sectorId: string, value: string): Promise<void> {
+    const sector = await tx.manager.getRepository(SectorEntity).findOneBy({ id: sectorId });
+    if (!sector) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    const problem = magicLinkUrlProblem(value, this.config.publicUrl, sector.allowedOrigins ?? [], this.config.nodeEnv === 'production');
+    if (problem) throw DomainError.invalidArgument(`Invalid request: MagicLinkURL: ${problem}`, [{ field: 'MagicLinkURL', description: problem }]);
   }
 
   /** VALIDATION_FAILED naming WebAuthnRPID or WebAuthnRPOrigins when the merged settings configure a relying party browsers would refuse. */

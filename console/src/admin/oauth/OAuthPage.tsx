@@ -158,7 +158,7 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
               key === 'redirectURI'
                 ? `Register this at the provider: ${callback}`
                 : key === 'issuerURL'
-                  ? 'https://… (discovery at /.well-known/openid-configuration).'
+                  ? 'https://… (discovery at /.well-known/openid-configuration; its endpoints must be on the same host).'
                   : key === 'clientID' && kind === 'apple'
                     ? 'The Services ID.'
                     : undefined;
