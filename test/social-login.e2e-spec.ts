@@ -3,7 +3,8 @@
  * the token exchange, linked identities): a real OpenID provider
  * (`oidc-provider` on 127.0.0.1) plays the generic `oidc` provider end to end
  * over HTTP — initiate, the provider's authorization and interactions, the
- * callback, the redirect, the token exchange, the token at work — for a login
+ * callback, the redirect with a single-use code, the exchange (code + the
+ * initiating browser's verifier), the token at work — for a login
  * that links by verified email, one that creates the user, one refused for an
  * unverified email, and one found again by the linked subject. GitHub (OAuth
  * app and GitHub App) and Apple are played by small local servers that check
@@ -62,7 +63,13 @@ describe('social login', () => {
   const getProviders = async (sectorID: string, token = a.adminToken) => record(await t.http().get(`/api/v1/sectors/${sectorID}/oauth/providers`).set(bearer(token)));
   const initiate = async (provider: string, body: Record<string, unknown>) => record(await t.http().post(`/api/v1/oauth/${provider}/initiate`).send(body));
   const callback = async (provider: string, query: Record<string, string>) => record(await t.http().get(`/api/v1/oauth/${provider}/callback`).query(query).redirects(0));
-  const exchange = async (transactionID: string) => record(await t.http().post('/api/v1/oauth/token').send({ transactionID }));
+  const exchange = async (code: string, verifier: string) => record(await t.http().post('/api/v1/oauth/token').send({ code, verifier }));
+  /** The OAuth state initiate put in the authorization URL. */
+  const stateOf = (init: Res) => new URL(init.body.authURL).searchParams.get('state')!;
+  /** The single-use code a callback redirect carried. */
+  const codeOf = (cb: Res) => new URL(cb.headers.location).searchParams.get('code')!;
+  /** The exchange as the browser that started the flow makes it. */
+  const collect = (init: Res, cb: Res) => exchange(codeOf(cb), init.body.verifier);
 
   /** Initiate → the IdP's authorization and interactions → the service's callback; answers the callback's response. */
   async function oidcFlow(account: string, sectorID = S): Promise<{ init: Res; cb: Res }> {
@@ -177,14 +184,16 @@ describe('social login', () => {
     let linkedSub: string;
 
     it('links an existing user by verified email: initiate → IdP → callback → redirect → token → the token works', async () => {
-      linkedSub = await createUser(t, a.adminToken, S, { email: email('linked'), password: 'linked-user-password' });
+      linkedSub = await createUser(t, a.adminToken, S, { email: email('linked'), password: 'linked-user-password', profile: { emailVerified: true } });
       const init = await initiate('oidc', { sectorID: S, redirectURI: RETURN_TO });
       expect(init.status).toBe(200);
-      expect(init.body).toEqual({ authURL: expect.any(String), transactionID: expect.stringMatching(TRANSACTION_ID) });
+      expect(init.body).toEqual({ authURL: expect.any(String), transactionID: expect.stringMatching(TRANSACTION_ID), verifier: expect.stringMatching(/^[\w-]{43}$/) });
       const auth = new URL(init.body.authURL);
       expect(auth.origin).toBe(idp.issuer);
       expect(auth.searchParams.get('redirect_uri')).toBe(`${t.baseUrl}/api/v1/oauth/oidc/callback`);
+      // The state is the transaction id (operation 17), never the verifier.
       expect(auth.searchParams.get('state')).toBe(init.body.transactionID);
+      expect(auth.searchParams.get('state')).not.toBe(init.body.verifier);
       expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
       expect(auth.searchParams.get('nonce')).toEqual(expect.any(String));
       expect(auth.searchParams.get('client_id')).toBe(idp.clientId);
@@ -195,10 +204,11 @@ describe('social login', () => {
       const answer = await idp.authorize(init.body.authURL);
       const cb = await callback('oidc', Object.fromEntries(answer.searchParams));
       const back = location(cb);
-      expect(Object.fromEntries(back.searchParams)).toEqual({ transactionID: init.body.transactionID });
+      expect(Object.fromEntries(back.searchParams)).toEqual({ transactionID: init.body.transactionID, code: expect.stringMatching(TRANSACTION_ID) });
+      expect([init.body.transactionID, auth.searchParams.get('state')]).not.toContain(codeOf(cb));
       expect(cb.headers.location).not.toMatch(/token=|eyJ/);
 
-      const token = await exchange(init.body.transactionID);
+      const token = await collect(init, cb);
       expect(token.status).toBe(200);
       expect(token.body).toEqual(expect.objectContaining({ transactionID: init.body.transactionID, status: 'SUCCESS', challengeType: '', token: expect.stringMatching(JWT) }));
       const me = await t.http().get(`/api/v1/users/${linkedSub}`).set(bearer(token.body.token));
@@ -206,17 +216,17 @@ describe('social login', () => {
       expect(me.body.sub).toBe(linkedSub);
 
       // The exchange works once.
-      expectWireError(await exchange(init.body.transactionID), 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
+      expectWireError(await collect(init, cb), 400, 9, 'OAUTH_RESULT_BINDING_INVALID', { metadata: {} });
       // The identity is linked.
       const ids = await t.http().get(`/api/v1/users/${linkedSub}/identities`).set(bearer(token.body.token));
       expect(ids.status).toBe(200);
-      expect(ids.body.identities).toEqual([{ id: expect.any(String), provider: 'oidc', subject: 'idp-verified', email: email('linked'), createdAt: expect.stringMatching(UNIX), lastUsedAt: '0' }]);
+      expect(ids.body.identities).toEqual([{ id: expect.any(String), provider: 'oidc', issuer: idp.issuer, subject: 'idp-verified', email: email('linked'), createdAt: expect.stringMatching(UNIX), lastUsedAt: '0' }]);
     });
 
     it('finds the user again by the linked subject', async () => {
       const { init, cb } = await oidcFlow('idp-verified');
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
-      const token = await exchange(init.body.transactionID);
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
+      const token = await collect(init, cb);
       expect(token.body.status).toBe('SUCCESS');
       const me = await t.http().get(`/api/v1/users/${linkedSub}`).set(bearer(token.body.token));
       expect(me.status).toBe(200);
@@ -224,8 +234,8 @@ describe('social login', () => {
 
     it('creates the user on a first login where SelfSignUpAllowed (email verified as the provider says)', async () => {
       const { init, cb } = await oidcFlow('idp-new');
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
-      const token = await exchange(init.body.transactionID);
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
+      const token = await collect(init, cb);
       expect(token.body.status).toBe('SUCCESS');
       const sub = JSON.parse(Buffer.from(token.body.token.split('.')[1], 'base64url').toString()).sub as string;
       const me = await t.http().get(`/api/v1/users/${sub}`).set(bearer(token.body.token));
@@ -236,9 +246,8 @@ describe('social login', () => {
 
     it('refuses an unverified email that matches a user (no takeover), redirecting with error', async () => {
       await createUser(t, a.adminToken, S, { email: email('victim'), password: 'victim-user-password' });
-      const { init, cb } = await oidcFlow('idp-unverified');
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID, error: 'SOCIAL_EMAIL_UNVERIFIED' });
-      expectWireError(await exchange(init.body.transactionID), 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
+      const { cb } = await oidcFlow('idp-unverified');
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), error: 'SOCIAL_EMAIL_UNVERIFIED' });
       expect(await tenantSql(t, a.tenantID, `SELECT 1 FROM linked_identities WHERE subject = 'idp-unverified'`)).toEqual([]);
     });
 
@@ -257,8 +266,8 @@ describe('social login', () => {
         idp.tamper = (claims) => ({ ...claims, [claim]: value });
         try {
           const { init, cb } = await oidcFlow('idp-verified');
-          expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID, error: 'OAUTH_EXCHANGE_FAILED' });
-          expectWireError(await exchange(init.body.transactionID), 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
+          expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), error: 'OAUTH_EXCHANGE_FAILED' });
+          expect((await tenantSql(t, a.tenantID, `SELECT data->'oauth' ? 'result' AS r FROM auth_transactions WHERE id = $1`, [init.body.transactionID]))[0].r).toBe(false);
         } finally {
           idp.tamper = undefined;
         }
@@ -296,34 +305,35 @@ describe('social login', () => {
       // Replay: the callback of a completed flow, again.
       const { init, cb } = await oidcFlow('idp-verified');
       expect(location(cb).searchParams.get('error')).toBeNull();
-      const query = Object.fromEntries(new URL(cb.headers.location).searchParams);
-      expect(query.transactionID).toBe(init.body.transactionID);
-      expectWireError(await callback('oidc', { code: 'replayed', state: init.body.transactionID }), 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
+      expectWireError(await callback('oidc', { code: 'replayed', state: stateOf(init) }), 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
+      // The transaction id is not a state.
+      expectWireError(await callback('oidc', { code: 'x', state: init.body.transactionID }), 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
 
       // Another provider's state.
       const gInit = await initiate('github', { sectorID: S, redirectURI: RETURN_TO });
       expect(gInit.status).toBe(200);
-      expectWireError(await callback('oidc', { code: 'x', state: gInit.body.transactionID }), 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
+      expectWireError(await callback('oidc', { code: 'x', state: stateOf(gInit) }), 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
       // …which stays usable for its own provider (a refusal claims nothing).
       expect((await tenantSql(t, a.tenantID, `SELECT data ? 'oauth' AS pending FROM auth_transactions WHERE id = $1`, [gInit.body.transactionID]))[0].pending).toBe(true);
 
       // Expired.
       const old = await initiate('oidc', { sectorID: S, redirectURI: RETURN_TO });
       await tenantSql(t, a.tenantID, `UPDATE auth_transactions SET expires_at = now() - interval '1 second' WHERE id = $1`, [old.body.transactionID]);
-      expectWireError(await callback('oidc', { code: 'x', state: old.body.transactionID }), 400, 9, 'TRANSACTION_EXPIRED', { metadata: {} });
+      expectWireError(await callback('oidc', { code: 'x', state: stateOf(old) }), 400, 9, 'TRANSACTION_EXPIRED', { metadata: {} });
     });
 
     it('the provider refusing (error=access_denied) goes back with error', async () => {
       const init = await initiate('oidc', { sectorID: S, redirectURI: RETURN_TO });
-      const cb = await callback('oidc', { error: 'access_denied', state: init.body.transactionID });
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID, error: 'OAUTH_PROVIDER_ERROR' });
+      const cb = await callback('oidc', { error: 'access_denied', state: stateOf(init) });
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), error: 'OAUTH_PROVIDER_ERROR' });
     });
 
-    it('a token exchange of an unknown or too old transaction', async () => {
-      expectWireError(await exchange('x'.repeat(64)), 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
-      const { init } = await oidcFlow('idp-verified');
+    it('an exchange of an unknown code, or of a too old result; the body is validated', async () => {
+      expectWireError(await exchange('x'.repeat(64), 'y'.repeat(43)), 400, 9, 'OAUTH_RESULT_BINDING_INVALID', { metadata: {} });
+      const { init, cb } = await oidcFlow('idp-verified');
       await tenantSql(t, a.tenantID, `UPDATE auth_transactions SET completed_at = now() - interval '3 minutes' WHERE id = $1`, [init.body.transactionID]);
-      expectWireError(await exchange(init.body.transactionID), 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
+      expectWireError(await collect(init, cb), 400, 9, 'OAUTH_RESULT_BINDING_INVALID', { metadata: {} });
+      expectWireError(record(await t.http().post('/api/v1/oauth/token').send({ transactionID: init.body.transactionID })), 400, 3, 'VALIDATION_FAILED', { fields: ['code', 'verifier'] });
     });
   });
 
@@ -342,7 +352,7 @@ describe('social login', () => {
       expect(auth.searchParams.get('nonce')).toBeNull();
       gh.codes.set(code, ghUser);
       gh.requests.length = 0;
-      const cb = await callback('github', { code, state: init.body.transactionID });
+      const cb = await callback('github', { code, state: stateOf(init) });
       const tokenRequest = gh.requests.find((r) => r.path === '/login/oauth/access_token')!;
       expect(tokenRequest).toBeDefined();
       // PKCE: the verifier sent is the one the challenge was made from.
@@ -353,8 +363,8 @@ describe('social login', () => {
     it('an OAuth app: client secret, PKCE, the primary verified email; creates the user', async () => {
       const { init, cb, tokenRequest } = await githubFlow('gh-code-1');
       expect(tokenRequest.form).toEqual(expect.objectContaining({ client_id: 'gh-client', client_secret: GITHUB_SECRET, code: 'gh-code-1' }));
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
-      const token = await exchange(init.body.transactionID);
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
+      const token = await collect(init, cb);
       expect(token.body.status).toBe('SUCCESS');
       const sub = JSON.parse(Buffer.from(token.body.token.split('.')[1], 'base64url').toString()).sub as string;
       const me = await t.http().get(`/api/v1/users/${sub}`).set(bearer(token.body.token));
@@ -370,8 +380,8 @@ describe('social login', () => {
       const { payload, protectedHeader } = await jose.jwtVerify(jwt, githubAppKey.publicKey, { issuer: GITHUB_APP_ID, algorithms: ['RS256'] });
       expect(protectedHeader.alg).toBe('RS256');
       expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(600);
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
-      expect((await exchange(init.body.transactionID)).body.status).toBe('SUCCESS');
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
+      expect((await collect(init, cb)).body.status).toBe('SUCCESS');
     });
   });
 
@@ -379,14 +389,15 @@ describe('social login', () => {
     it('of 6 concurrent callbacks with one state exactly one is accepted; of 6 token exchanges exactly one answers the token', async () => {
       const init = await initiate('github', { sectorID: S, redirectURI: RETURN_TO });
       gh.codes.set('gh-race', { id: 9002, login: 'racer', name: 'Racer', emails: [{ email: email('racer'), primary: true, verified: true }] });
-      const callbacks = await Promise.all(Array.from({ length: 6 }, () => callback('github', { code: 'gh-race', state: init.body.transactionID })));
+      const callbacks = await Promise.all(Array.from({ length: 6 }, () => callback('github', { code: 'gh-race', state: stateOf(init) })));
       expect(callbacks.filter((r) => r.status === 302)).toHaveLength(1);
       for (const r of callbacks.filter((c) => c.status !== 302)) expectWireError(r, 400, 9, 'OAUTH_STATE_INVALID', { metadata: {} });
-      expect(Object.fromEntries(location(callbacks.find((r) => r.status === 302)!).searchParams)).toEqual({ transactionID: init.body.transactionID });
+      const won = callbacks.find((r) => r.status === 302)!;
+      expect(Object.fromEntries(location(won).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
 
-      const exchanges = await Promise.all(Array.from({ length: 6 }, () => exchange(init.body.transactionID)));
+      const exchanges = await Promise.all(Array.from({ length: 6 }, () => collect(init, won)));
       expect(exchanges.filter((r) => r.status === 200 && typeof r.body.token === 'string')).toHaveLength(1);
-      for (const r of exchanges.filter((e) => e.status !== 200)) expectWireError(r, 400, 9, 'TRANSACTION_NOT_FOUND', { metadata: {} });
+      for (const r of exchanges.filter((e) => e.status !== 200)) expectWireError(r, 400, 9, 'OAUTH_RESULT_BINDING_INVALID', { metadata: {} });
     });
   });
 
@@ -405,10 +416,10 @@ describe('social login', () => {
           .http()
           .post('/api/v1/oauth/apple/callback')
           .type('form')
-          .send({ code: 'apple-code-1', state: init.body.transactionID, user: '{"name":{"firstName":"A"}}' })
+          .send({ code: 'apple-code-1', state: stateOf(init), user: '{"name":{"firstName":"A"}}' })
           .redirects(0),
       );
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
       const tokenRequest = apple.requests.find((r) => r.path === '/auth/token')!;
       expect(createHash('sha256').update(tokenRequest.form.code_verifier).digest('base64url')).toBe(auth.searchParams.get('code_challenge'));
       const jose = await dynamicImport('jose');
@@ -420,13 +431,13 @@ describe('social login', () => {
       });
       expect(protectedHeader).toEqual(expect.objectContaining({ alg: 'ES256', kid: APPLE_KEY_ID }));
       expect(payload.exp).toBeGreaterThan(payload.iat!);
-      expect((await exchange(init.body.transactionID)).body.status).toBe('SUCCESS');
+      expect((await collect(init, cb)).body.status).toBe('SUCCESS');
     });
 
     it('refuses an Apple ID token with a wrong nonce', async () => {
       const init = await initiate('apple', { sectorID: S, redirectURI: RETURN_TO });
       apple.codes.set('apple-code-2', { sub: 'apple-sub-1', email: email('apple'), email_verified: true, nonce: 'wrong-nonce' });
-      const cb = await callback('apple', { code: 'apple-code-2', state: init.body.transactionID });
+      const cb = await callback('apple', { code: 'apple-code-2', state: stateOf(init) });
       expect(location(cb).searchParams.get('error')).toBe('OAUTH_EXCHANGE_FAILED');
     });
   });
@@ -458,10 +469,10 @@ describe('social login', () => {
     it('a social login is a first factor: where MFA is required the flow continues (no token yet)', async () => {
       expect((await t.http().put(`/api/v1/sectors/${S2}/settings`).set(bearer(a.adminToken)).send({ MFARequired: true })).status).toBe(200);
       expect((await putProviders(S2, { oidc: { enabled: true } })).status).toBe(200);
-      await createUser(t, a.adminToken, S2, { email: email('s2'), password: 's2-user-password' });
+      await createUser(t, a.adminToken, S2, { email: email('s2'), password: 's2-user-password', profile: { emailVerified: true } });
       const { init, cb } = await oidcFlow('idp-s2', S2);
-      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: init.body.transactionID });
-      const result = await exchange(init.body.transactionID);
+      expect(Object.fromEntries(location(cb).searchParams)).toEqual({ transactionID: expect.stringMatching(TRANSACTION_ID), code: expect.any(String) });
+      const result = await collect(init, cb);
       expect(result.status).toBe(200);
       expect(result.body).toEqual({ transactionID: init.body.transactionID, status: 'MFA_ENROLLMENT_REQUIRED', challengeType: 'EMAIL_OTP_ENROLLMENT' });
       const [tx] = await tenantSql(t, a.tenantID, 'SELECT status, factors FROM auth_transactions WHERE id = $1', [init.body.transactionID]);

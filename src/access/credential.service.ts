@@ -66,6 +66,8 @@ export class CredentialService {
     if (!tx || tx.kind !== SIGN_IN || tx.status !== 'SUCCESS' || !tx.userId || !tx.completedAt || Date.now() - tx.completedAt.getTime() > SELF_PROOF_WINDOW_MS) {
       throw invalid();
     }
+    // A social sign-in's id was handed to whoever started it, not to the browser that signed in: never a proof.
+    if (tx.factors.includes('SOCIAL') || tx.data?.socialFlow !== undefined) throw invalid();
     const user = await this.users.findAuthState(db, tx.userId);
     // A password change since the sign-in revokes its proof.
     if (!user || (user.credentialsChangedAt && tx.completedAt.getTime() <= user.credentialsChangedAt.getTime())) throw invalid();

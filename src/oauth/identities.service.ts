@@ -3,7 +3,8 @@ import type { TargetUserRef } from '../access/decorators';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isUuid, unixSeconds } from '../common/wire/wire';
-import { ListLinkedIdentitiesResponse, LinkedIdentityIdResponse } from './dto/oauth.dto';
+import { LinkedIdentityIdResponse, LinkedIdentityResponse, ListLinkedIdentitiesResponse } from './dto/oauth.dto';
+import { LinkedIdentityEntity } from './linked-identity.entity';
 import { LinkedIdentityRepository } from './linked-identity.repository';
 
 /** A user's linked provider identities: listed, and unlinked unless it is the user's last way to sign in. */
@@ -13,16 +14,7 @@ export class IdentitiesService {
 
   async list(target: TargetUserRef): Promise<ListLinkedIdentitiesResponse> {
     const rows = await this.identities.listForUser(target.scope.db, target.id);
-    return {
-      identities: rows.map((r) => ({
-        id: r.id,
-        provider: r.provider,
-        subject: r.subject,
-        email: r.email,
-        createdAt: unixSeconds(r.createdAt),
-        lastUsedAt: unixSeconds(r.lastUsedAt),
-      })),
-    };
+    return { identities: rows.map(identityView) };
   }
 
   /**
@@ -50,4 +42,17 @@ export class IdentitiesService {
     });
     return { id };
   }
+}
+
+/** A linked identity as the API shows it. */
+export function identityView(r: LinkedIdentityEntity): LinkedIdentityResponse {
+  return {
+    id: r.id,
+    provider: r.provider,
+    issuer: r.issuer,
+    subject: r.subject,
+    email: r.email,
+    createdAt: unixSeconds(r.createdAt),
+    lastUsedAt: unixSeconds(r.lastUsedAt),
+  };
 }

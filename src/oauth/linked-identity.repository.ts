@@ -2,31 +2,45 @@ import { randomUUID } from 'node:crypto';
 import { TenantDb } from '../tenancy/tenant-db';
 import { LinkedIdentityEntity } from './linked-identity.entity';
 
+/** A provider identity as the callback verified it: who issued it, its subject, the email reported. */
+export interface IdentityKey {
+  provider: string;
+  issuer: string;
+  subject: string;
+  email: string;
+}
+
 /**
- * Provider identities linked to users. Stateless (plain SQL on the handle it is
- * given), so the social strategy in src/auth can use its own instance.
+ * Provider identities linked to users, keyed by (sector, issuer, subject).
+ * Stateless (plain SQL on the handle it is given), so the social strategy in
+ * src/auth can use its own instance.
  */
 export class LinkedIdentityRepository {
-  findBySubject(db: TenantDb, sectorId: string, provider: string, subject: string): Promise<LinkedIdentityEntity | null> {
-    return db.manager.getRepository(LinkedIdentityEntity).findOneBy({ sectorId, provider, subject });
+  findBySubject(db: TenantDb, sectorId: string, issuer: string, subject: string): Promise<LinkedIdentityEntity | null> {
+    return db.manager.getRepository(LinkedIdentityEntity).findOneBy({ sectorId, issuer, subject });
   }
 
   listForUser(db: TenantDb, userId: string): Promise<LinkedIdentityEntity[]> {
     return db.manager.getRepository(LinkedIdentityEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** Links an identity; a link of the same subject made meanwhile wins (nothing is overwritten). Answers the owner of the link. */
-  async link(db: TenantDb, sectorId: string, userId: string, provider: string, subject: string, email: string): Promise<string> {
-    const rows = await db.rows<{ user_id: string }>(
+  /**
+   * Links an identity; a link of the same issuer and subject made meanwhile wins
+   * (nothing is overwritten). Answers the link as it stands (its owner may be another user).
+   */
+  async link(db: TenantDb, sectorId: string, userId: string, identity: IdentityKey): Promise<LinkedIdentityEntity> {
+    const rows = await db.rows<{ id: string }>(
       `WITH ins AS (
-         INSERT INTO linked_identities (id, user_id, sector_id, provider, subject, email) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (sector_id, provider, subject) DO NOTHING RETURNING user_id)
-       SELECT user_id FROM ins
-       UNION ALL SELECT user_id FROM linked_identities WHERE sector_id = $3 AND provider = $4 AND subject = $5
+         INSERT INTO linked_identities (id, user_id, sector_id, provider, issuer, subject, email) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (sector_id, issuer, subject) DO NOTHING RETURNING id)
+       SELECT id FROM ins
+       UNION ALL SELECT id FROM linked_identities WHERE sector_id = $3 AND issuer = $5 AND subject = $6
        LIMIT 1`,
-      [randomUUID(), userId, sectorId, provider, subject, email],
+      [randomUUID(), userId, sectorId, identity.provider, identity.issuer, identity.subject, identity.email],
     );
-    return rows[0]?.user_id ?? userId;
+    const repo = db.manager.getRepository(LinkedIdentityEntity);
+    // A racing link committed after this statement's snapshot is found by a new one.
+    return rows[0] ? repo.findOneByOrFail({ id: rows[0].id }) : repo.findOneByOrFail({ sectorId, issuer: identity.issuer, subject: identity.subject });
   }
 
   async touch(db: TenantDb, id: string): Promise<void> {

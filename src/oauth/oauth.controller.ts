@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Redirect, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiConsumes, ApiExtraModels, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, Public, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
+import { ApiBearerAuth, ApiConsumes, ApiExtraModels, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { Authenticated, ClientIp, CurrentPrincipal, Public, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
+import type { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { AuthResultResponse } from '../auth/dto/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
@@ -8,11 +9,13 @@ import { IncomingRequest, nodeRequest } from '../common/http/request';
 import { SectorScope } from '../settings/sector-scope';
 import { UserAccessQuery } from '../user/dto/user.dto';
 import {
+  LinkIdentityDto,
   LinkedIdentityIdResponse,
   ListLinkedIdentitiesResponse,
   OAuthCallbackQuery,
   OAuthInitiateDto,
   OAuthInitiateResponse,
+  OAuthLinkResultResponse,
   OAuthProviderAdminConfig,
   OAuthProvidersResponse,
   OAuthProviderView,
@@ -55,9 +58,14 @@ export class OAuthProvidersController {
   }
 }
 
-/** Social sign-in: initiate (operation 17), the provider's callback, and the token exchange. */
+/**
+ * Social sign-in: initiate (operation 17), the provider's callback, and the
+ * exchange of the callback's code (with the initiating browser's verifier) for
+ * the result — of a sign-in, or of a link flow started from the account page.
+ */
 @ApiTags('Social login')
 @ApiErrors()
+@ApiExtraModels(AuthResultResponse, OAuthLinkResultResponse)
 @Controller('api/v1/oauth')
 export class OAuthLoginController {
   constructor(private readonly logins: SocialLoginService) {}
@@ -65,16 +73,19 @@ export class OAuthLoginController {
   @Public()
   @Post('token')
   @HttpCode(200)
-  @ApiOperation({ summary: "Exchange a completed social sign-in's transactionID for its result (once, within 2 minutes of completion)" })
-  @ApiOkResponse({ type: AuthResultResponse })
-  token(@Body() body: OAuthTokenDto): Promise<AuthResultResponse> {
-    return this.logins.token(body.transactionID);
+  @ApiOperation({
+    summary:
+      "Exchange the code a social flow's return carried, with the verifier initiate answered to the same browser, for its result (once; within 2 minutes of completion): a sign-in result, or {linked, identity} for a link flow",
+  })
+  @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(AuthResultResponse) }, { $ref: getSchemaPath(OAuthLinkResultResponse) }] } })
+  token(@Body() body: OAuthTokenDto): Promise<AuthResultResponse | OAuthLinkResultResponse> {
+    return this.logins.token(body.code, body.verifier);
   }
 
   @Public()
   @Post(':provider/initiate')
   @HttpCode(200)
-  @ApiOperation({ summary: "Start a social sign-in: the provider's authorization URL and the transaction (its OAuth state)" })
+  @ApiOperation({ summary: "Start a social sign-in: the provider's authorization URL, the transaction, and the verifier the same browser collects the result with" })
   @ApiOkResponse({ type: OAuthInitiateResponse })
   initiate(@Param('provider') provider: string, @Body() body: OAuthInitiateDto, @ClientIp() ip: string): Promise<OAuthInitiateResponse> {
     return this.logins.initiate(provider, body, ip);
@@ -84,9 +95,9 @@ export class OAuthLoginController {
   @Get(':provider/callback')
   @Redirect()
   @ApiOperation({
-    summary: "The provider's redirect (registered as the provider's redirectURI): verifies the answer and sends the browser (302) back to the initiate redirectURI with transactionID, or error=<reason>",
+    summary: "The provider's redirect (registered as the provider's redirectURI): verifies the answer and sends the browser (302) back to the initiate redirectURI with a single-use code, or error=<reason>",
   })
-  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?transactionID=… (or …&error=<reason>).' })
+  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?code=… (or ?error=<reason>).' })
   callback(@Param('provider') provider: string, @Query() query: OAuthCallbackQuery, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
     return this.logins.callback(provider, query, ip);
   }
@@ -96,7 +107,7 @@ export class OAuthLoginController {
   @Redirect()
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiOperation({ summary: "The provider's redirect as a form post (Apple's response_mode=form_post): the same as the GET callback" })
-  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?transactionID=… (or …&error=<reason>).' })
+  @ApiFoundResponse({ description: 'Location: <initiate redirectURI>?code=… (or ?error=<reason>).' })
   async callbackForm(@Param('provider') provider: string, @Req() req: IncomingRequest, @ClientIp() ip: string): Promise<{ url: string; statusCode: number }> {
     return this.logins.callback(provider, await readCallbackForm(nodeRequest(req)), ip);
   }
@@ -110,7 +121,28 @@ const OWNER_OR_ADMIN = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam' } 
 @ApiErrors()
 @Controller('api/v1/users/:sub/identities')
 export class LinkedIdentitiesController {
-  constructor(private readonly identities: IdentitiesService) {}
+  constructor(
+    private readonly identities: IdentitiesService,
+    private readonly logins: SocialLoginService,
+  ) {}
+
+  @Post(':provider/link')
+  @HttpCode(200)
+  @Authenticated(OWNER_OR_ADMIN)
+  @ApiOperation({
+    summary:
+      "Link a provider to the caller's own account (a recent sign-in or currentPassword): the provider's authorization URL, the flow, and the verifier; the return's code is exchanged at POST /api/v1/oauth/token for {linked, identity}",
+  })
+  @ApiOkResponse({ type: OAuthInitiateResponse })
+  link(
+    @CurrentPrincipal() caller: Principal,
+    @TargetUser() target: TargetUserRef,
+    @Param('provider') provider: string,
+    @Body() body: LinkIdentityDto,
+    @ClientIp() ip: string,
+  ): Promise<OAuthInitiateResponse> {
+    return this.logins.startLink(caller, target, provider, body, ip);
+  }
 
   @Get()
   @Authenticated(OWNER_OR_ADMIN)

@@ -1,20 +1,57 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useConfirmedRemoval, useToast } from '../ui';
+import { useEffect, useEffectEvent, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api } from '../api/client';
+import { signInPath, useAuth } from '../auth/AuthContext';
+import { FLOW_PARAM, newSocialFlow, takeSocialFlow, type SignInOptions } from '../signin/flow';
+import { PublicShell } from '../signin/PublicShell';
+import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useAsyncAction, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Identity } from './accountApi';
+import { useStepUp } from './StepUp';
 
 const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
 
-/** Social accounts linked to this user: list and unlink (never the last way in; the API says so). */
+/** Where the provider sends the browser back after a link: a public page (the access token lives in memory and does not survive the trip). */
+export const LINK_RETURN_PATH = '/account/linked';
+
+/**
+ * Social accounts linked to this user: list, unlink (never the last way in; the
+ * API says so), and link a provider the sector offers that is not linked yet
+ * (a recent sign-in or the password first; the return is LinkReturnPage).
+ */
 export function LinkedSection({ sub }: { sub: string }) {
   const toast = useToast();
   const client = useQueryClient();
+  const { me } = useAuth();
+  const withStepUp = useStepUp();
   const key = ['account', sub, 'identities'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.identities(sub) });
+  const sector = me?.sectorID ?? '';
+  const options = useQuery({
+    queryKey: ['sign-in-options', sector],
+    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', sector ? { sectorID: sector } : undefined),
+    staleTime: 60_000,
+    retry: false,
+  });
+  const linking = useAsyncAction();
   const unlinking = useConfirmedRemoval((i: Identity) => accountApi.unlink(sub, i.id), () => {
     toast('Account unlinked.');
     void client.invalidateQueries({ queryKey: key });
   });
   const label = (i: Identity) => PROVIDERS[i.provider] ?? i.provider;
+  const linked = new Set((list.data?.identities ?? []).map((i) => i.provider));
+  const linkable = (options.data?.providers ?? []).filter((p) => p in PROVIDERS && !linked.has(p));
+
+  const link = (provider: string) =>
+    linking.run(async () => {
+      const back = new URL(LINK_RETURN_PATH, window.location.origin);
+      if (sector) back.searchParams.set('sector', sector);
+      const flow = newSocialFlow(back);
+      const start = await withStepUp(() => accountApi.startLink(sub, provider, flow.redirectURI));
+      flow.remember('link', start);
+      window.location.assign(start.authURL);
+    }, provider);
+
   return (
     <Section title="Linked accounts" id="linked">
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.identities.length === 0 ? (
@@ -34,6 +71,14 @@ export function LinkedSection({ sub }: { sub: string }) {
           ))}
         </ul>
       )}
+      {linkable.length > 0 ? (
+        <div className="actions">
+          {linkable.map((p) => (
+            <Button key={p} busy={linking.busyWith === p} onClick={() => void link(p)}>Link {PROVIDERS[p]}</Button>
+          ))}
+        </div>
+      ) : null}
+      {linking.error ? <ErrorMessage error={linking.error} /> : null}
       <ConfirmDialog
         title="Unlink this account?"
         confirmLabel="Unlink"
@@ -43,5 +88,50 @@ export function LinkedSection({ sub }: { sub: string }) {
         <p>You will no longer be able to sign in with {unlinking.item ? label(unlinking.item) : ''} {unlinking.item?.email}.</p>
       </ConfirmDialog>
     </Section>
+  );
+}
+
+/** Link returns already handled (each works once; React may mount a page twice in development). */
+const handled = new Set<string>();
+
+/**
+ * The return from linking a provider (`?flow=…&code=…`, or `error=…`): only for
+ * a link this tab started, whose stored verifier goes with the code; anything
+ * else is refused and nothing is linked. Then the user signs in again (the
+ * access token did not survive the trip to the provider).
+ */
+export function LinkReturnPage() {
+  const [params, setParams] = useSearchParams();
+  const sector = params.get('sector');
+  const flowId = params.get(FLOW_PARAM);
+  const code = params.get('code');
+  const failure = params.get('error');
+  const returnKey = flowId !== null || code !== null || failure !== null ? `${flowId}|${code}|${failure}` : null;
+  const action = useAsyncAction();
+  const [done, setDone] = useState<Identity | null>(null);
+
+  const handle = useEffectEvent((key: string) => {
+    if (handled.has(key)) return;
+    handled.add(key);
+    const cleaned = new URLSearchParams(params);
+    for (const name of [FLOW_PARAM, 'code', 'error']) cleaned.delete(name);
+    setParams(cleaned, { replace: true });
+    const flow = takeSocialFlow(flowId, 'link');
+    if (!flow) return void action.setError(new Error('This link was not started in this browser tab, so nothing was linked.'));
+    if (failure) return void action.setError(new Error(failure === 'IDENTITY_ALREADY_LINKED' ? 'That account is already linked to another user.' : `The account was not linked (${failure}).`));
+    if (code) void action.run(async () => setDone((await accountApi.collectLink(code, flow.verifier)).identity));
+  });
+  useEffect(() => {
+    // Synchronizes with the service (a one-time exchange).
+    if (returnKey) handle(returnKey);
+  }, [returnKey]);
+
+  return (
+    <PublicShell title="Link an account" area="account">
+      {action.busy ? <Loading /> : null}
+      {done ? <p role="status">{PROVIDERS[done.provider] ?? done.provider} {done.email} is now linked to your account.</p> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
+      <p><Link to={signInPath('account', { sector, next: '/account' })}>Sign in to your account</Link></p>
+    </PublicShell>
   );
 }

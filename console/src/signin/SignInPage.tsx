@@ -5,13 +5,27 @@ import type { SessionTokens } from '../api/client';
 import { useAuth, type Area } from '../auth/AuthContext';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
-import { afterSignIn, autofillAvailable, isCeremonyCancelled, passkeySignIn, PROVIDER_LABELS, signInApi, useSignInContext, type AuthResult, type SocialProvider } from './flow';
+import {
+  afterSignIn,
+  autofillAvailable,
+  FLOW_PARAM,
+  FOREIGN_RETURN,
+  isCeremonyCancelled,
+  newSocialFlow,
+  passkeySignIn,
+  PROVIDER_LABELS,
+  signInApi,
+  takeSocialFlow,
+  useSignInContext,
+  type AuthResult,
+  type SocialProvider,
+} from './flow';
 import { PublicShell } from './PublicShell';
 
 type Mode = 'password' | 'code' | 'magic';
 
-/** Social results already exchanged (each works once; React may mount a page twice in development). */
-const exchanged = new Set<string>();
+/** Social returns already handled (each works once; React may mount a page twice in development). */
+const handled = new Set<string>();
 
 /** Links to the other public pages, keeping the sector. */
 export function sectorLink(path: string, sectorID?: string): string {
@@ -43,11 +57,21 @@ export function SignInPage({ area }: { area: Area }) {
   const [password, setPassword] = useState('');
   const [pending, setPending] = useState<AuthResult | null>(null);
   const [codeSent, setCodeSent] = useState(false);
-  // Back from a social provider: `?transactionID=…` (and `error=…` when it failed).
-  const socialTransaction = params.get('transactionID');
+  // Back from a social provider: `?flow=…&transactionID=…&code=…` (or `error=…` when it failed), for a
+  // flow this tab started. A return without a flow this tab knows, or naming another transaction than
+  // the one this tab started, is refused (a link someone else sent signs nobody in).
+  const socialFlow = params.get(FLOW_PARAM);
+  const socialCode = params.get('code');
   const socialError = params.get('error');
+  const returnedTransaction = params.get('transactionID');
+  const socialReturn = socialFlow !== null || socialCode !== null || returnedTransaction !== null ? `${socialFlow}|${socialCode}|${returnedTransaction}|${socialError}` : null;
   const action = useAsyncAction({
-    initialError: () => (socialError ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`) : null),
+    initialError: () =>
+      socialFlow === null && (returnedTransaction !== null || socialCode !== null)
+        ? new Error(FOREIGN_RETURN)
+        : socialError
+          ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`)
+          : null,
   });
   const { busyWith: busy, error, setError } = action;
   const [notice, setNotice] = useState('');
@@ -70,20 +94,25 @@ export function SignInPage({ area }: { area: Area }) {
     return action.run(work, what);
   };
 
-  const returnFromSocial = useEffectEvent((transactionID: string) => {
-    if (exchanged.has(transactionID)) return;
-    exchanged.add(transactionID);
+  const returnFromSocial = useEffectEvent((key: string) => {
+    if (handled.has(key)) return;
+    handled.add(key);
     const cleaned = new URLSearchParams(params);
-    cleaned.delete('transactionID');
-    cleaned.delete('error');
+    for (const name of [FLOW_PARAM, 'code', 'error', 'transactionID']) cleaned.delete(name);
     setParams(cleaned, { replace: true });
-    if (!socialError) void run('social', async () => onResult(await signInApi.socialResult(transactionID)));
+    // Only a flow this tab started, once, and only for the transaction it started; its verifier goes with the code.
+    const flow = takeSocialFlow(socialFlow, 'sign-in');
+    if (!flow || (returnedTransaction !== null && returnedTransaction !== flow.transactionID)) {
+      if (!socialError || flow) setError(new Error(FOREIGN_RETURN));
+      return;
+    }
+    if (!socialError && socialCode) void run('social', async () => onResult(await signInApi.socialResult(socialCode, flow.verifier)));
   });
   useEffect(() => {
     // Synchronizes with the service (a one-time exchange); the busy flag it sets is the request's state.
     // eslint-disable-next-line react-hooks/set-state-in-effect
-    if (socialTransaction) returnFromSocial(socialTransaction);
-  }, [socialTransaction]);
+    if (socialReturn) returnFromSocial(socialReturn);
+  }, [socialReturn]);
 
   // Passkeys in the username field's autofill, where the browser supports it (conditional mediation).
   useEffect(() => {
@@ -138,8 +167,11 @@ export function SignInPage({ area }: { area: Area }) {
     run(provider, async () => {
       const back = new URL(`/${area}/sign-in`, window.location.origin);
       if (sectorID) back.searchParams.set('sector', sectorID);
-      const { authURL } = await signInApi.socialInitiate(sectorID, provider, back.toString());
-      window.location.assign(authURL);
+      if (next) back.searchParams.set('next', next);
+      const flow = newSocialFlow(back);
+      const start = await signInApi.socialInitiate(sectorID, provider, flow.redirectURI);
+      flow.remember('sign-in', start);
+      window.location.assign(start.authURL);
     });
 
   const title = `${area === 'console' ? 'Sign in to the console' : 'Sign in'}${sectorName ? ` — ${sectorName}` : ''}`;

@@ -93,9 +93,71 @@ export const signInApi = {
   magicFinish: (body: { token: string }) => api.postPublic<AuthResult>('/api/v1/login/magic-link/finish', body),
   verifyEmail: (body: { token: string }) => api.postPublic<{ sub: string; emailVerified: boolean }>('/api/v1/email/verify', body),
   socialInitiate: (sectorID: string | undefined, provider: SocialProvider, redirectURI: string) =>
-    api.postPublic<{ authURL: string; transactionID: string }>(`/api/v1/oauth/${provider}/initiate`, withSector(sectorID, { redirectURI })),
-  socialResult: (transactionID: string) => api.postPublic<AuthResult>('/api/v1/oauth/token', { transactionID }),
+    api.postPublic<SocialStart>(`/api/v1/oauth/${provider}/initiate`, withSector(sectorID, { redirectURI })),
+  /** The result of a social flow this browser started: the return's code with the flow's stored verifier. */
+  socialResult: (code: string, verifier: string) => api.postPublic<AuthResult>('/api/v1/oauth/token', { code, verifier }),
 };
+
+/** What initiate (and linking from the account page) answers: `verifier` is shown once and stays in this tab. */
+export interface SocialStart {
+  authURL: string;
+  transactionID: string;
+  verifier: string;
+}
+
+/** A social flow this tab started: kept in sessionStorage under its own key until its return is handled. */
+export interface StoredSocialFlow {
+  purpose: 'sign-in' | 'link';
+  transactionID: string;
+  verifier: string;
+}
+
+/** The query parameter of the return URL that names the flow in this tab's storage (never a secret). */
+export const FLOW_PARAM = 'flow';
+const FLOW_KEY = (id: string) => `iam.social-flow.${id}`;
+
+/**
+ * Starts remembering a social flow: a fresh local id names it in the return URL
+ * (`?flow=<id>`), and its verifier and transactionID wait in sessionStorage — this
+ * tab only — for the return. Answers the return URL to send to initiate and the
+ * function that stores what initiate answered.
+ */
+export function newSocialFlow(returnTo: URL): { redirectURI: string; remember: (purpose: StoredSocialFlow['purpose'], start: SocialStart) => void } {
+  const id = crypto.randomUUID();
+  const back = new URL(returnTo);
+  back.searchParams.set(FLOW_PARAM, id);
+  return {
+    redirectURI: back.toString(),
+    remember: (purpose, start) => sessionStorage.setItem(FLOW_KEY(id), JSON.stringify({ purpose, transactionID: start.transactionID, verifier: start.verifier } satisfies StoredSocialFlow)),
+  };
+}
+
+/**
+ * Takes the flow a return names, once (it is removed): undefined when this tab
+ * did not start it, or started a flow of another purpose — such a return is
+ * refused and nothing is signed in or linked.
+ */
+export function takeSocialFlow(id: string | null, purpose: StoredSocialFlow['purpose']): StoredSocialFlow | undefined {
+  if (!id) return undefined;
+  let stored: string | null = null;
+  try {
+    stored = sessionStorage.getItem(FLOW_KEY(id));
+    sessionStorage.removeItem(FLOW_KEY(id));
+  } catch {
+    return undefined;
+  }
+  if (!stored) return undefined;
+  try {
+    const flow = JSON.parse(stored) as StoredSocialFlow;
+    return flow.purpose === purpose && typeof flow.verifier === 'string' && typeof flow.transactionID === 'string' ? flow : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The refusal of a return this tab did not start (or of an old `?transactionID=` link). */
+export const FOREIGN_RETURN =
+  'This sign-in was not started in this browser tab, so nothing was signed in. If you did not follow a link someone sent you, start again with the button below.';
 
 interface WebAuthnBegin {
   credentialAssertion: { publicKey: PublicKeyCredentialRequestOptionsJSON & { timout?: number } };

@@ -104,41 +104,63 @@ export class AuthTransactionRepository {
   }
 
   /**
-   * Claims the OAuth state of a pending social sign-in (`data.oauth`, for this
-   * provider): one conditional UPDATE that removes it and answers it, so a
-   * callback's state works once — a replay, or a callback racing it, finds nothing.
+   * Claims the OAuth state (the transaction's id) of a pending social flow (`data.oauth`, for this
+   * provider): one conditional UPDATE that removes the state and the PKCE
+   * verifier and nonce, and answers what `data.oauth` held, so a callback's state
+   * works once — a replay, or a callback racing it, finds nothing. The
+   * verifier hash and the return page stay for the result.
    */
-  async claimOAuthState(db: TenantDb, id: string, provider: string): Promise<Record<string, unknown> | undefined> {
+  async claimOAuthState(db: TenantDb, state: string, provider: string, kinds: readonly string[]): Promise<Record<string, unknown> | undefined> {
     const [row] = await db.rows<{ oauth: Record<string, unknown> }>(
       `WITH old AS (SELECT id, data->'oauth' AS oauth FROM auth_transactions WHERE id = $1 FOR UPDATE)
-       UPDATE auth_transactions t SET data = t.data - 'oauth' FROM old
-       WHERE t.id = old.id AND t.kind = 'login' AND t.status = 'PENDING' AND t.expires_at > now() AND t.data->'oauth'->>'provider' = $2
+       UPDATE auth_transactions t SET data = jsonb_set(t.data, '{oauth}', (t.data->'oauth') - 'state' - 'codeVerifier' - 'nonce') FROM old
+       WHERE t.id = old.id AND t.data->'oauth'->>'state' = $1 AND t.kind = ANY($3::text[]) AND t.status = 'PENDING' AND t.expires_at > now()
+         AND t.data->'oauth'->>'provider' = $2
        RETURNING old.oauth AS oauth`,
-      [id, provider],
+      [state, provider, kinds],
     );
     return row?.oauth ?? undefined;
   }
 
-  /** Keeps the (sealed) result of a social sign-in on its transaction for the token exchange. */
-  async setSocialResult(db: TenantDb, id: string, sealed: string): Promise<void> {
-    await db.manager.query(`UPDATE auth_transactions SET data = jsonb_set(data, '{socialResult}', to_jsonb($2::text)) WHERE id = $1`, [id, sealed]);
+  /**
+   * Keeps the (sealed) result of a social flow on its transaction for the
+   * exchange, with the hash of the single-use code the browser is sent back with
+   * (`data.oauth.result`, `data.oauth.codeHash`). `complete` also marks the
+   * transaction completed (a link flow, which no sign-in step follows).
+   */
+  async setSocialResult(db: TenantDb, id: string, sealed: string, codeHash: string, complete = false): Promise<void> {
+    await db.manager.query(
+      `UPDATE auth_transactions SET data = jsonb_set(data, '{oauth}', (data->'oauth') || jsonb_build_object('result', $2::text, 'codeHash', $3::text)),
+         status = CASE WHEN $4 THEN 'SUCCESS' ELSE status END, completed_at = CASE WHEN $4 THEN now() ELSE completed_at END
+       WHERE id = $1 AND data ? 'oauth'`,
+      [id, sealed, codeHash, complete],
+    );
   }
 
   /**
-   * Takes the result of a social sign-in once (one conditional UPDATE that
-   * removes it): a completed transaction within `maxAgeSeconds` of its
-   * completion, or a pending one (a second factor follows) before its expiry.
+   * Takes the result of a social flow once: one conditional UPDATE that matches
+   * the code's hash AND the verifier's hash and removes the result and the code,
+   * so a wrong verifier changes nothing (the code stays usable by the browser
+   * that holds both) and a right pair works once. Within `maxAgeSeconds` of a
+   * completed transaction's completion, or before a pending one's expiry (a
+   * second factor follows). Answers the sealed result and the transaction.
    */
-  async takeSocialResult(db: TenantDb, id: string, maxAgeSeconds: number): Promise<string | undefined> {
-    const [row] = await db.rows<{ sealed: string }>(
-      `WITH old AS (SELECT id, data->>'socialResult' AS sealed FROM auth_transactions WHERE id = $1 FOR UPDATE)
-       UPDATE auth_transactions t SET data = t.data - 'socialResult' FROM old
-       WHERE t.id = old.id AND t.kind = 'login' AND t.data ? 'socialResult'
-         AND ((t.status = 'SUCCESS' AND t.completed_at > now() - make_interval(secs => $2)) OR (t.status = 'PENDING' AND t.expires_at > now()))
-       RETURNING old.sealed AS sealed`,
-      [id, maxAgeSeconds],
+  async takeSocialResult(
+    db: TenantDb,
+    codeHash: string,
+    verifierHash: string,
+    kinds: readonly string[],
+    maxAgeSeconds: number,
+  ): Promise<{ sealed: string; id: string; kind: string } | undefined> {
+    const [row] = await db.rows<{ sealed: string; id: string; kind: string }>(
+      `WITH old AS (SELECT id, data->'oauth'->>'result' AS sealed FROM auth_transactions WHERE data->'oauth'->>'codeHash' = $1 FOR UPDATE)
+       UPDATE auth_transactions t SET data = jsonb_set(t.data, '{oauth}', (t.data->'oauth') - 'result' - 'codeHash') FROM old
+       WHERE t.id = old.id AND t.data->'oauth'->>'codeHash' = $1 AND t.data->'oauth'->>'verifierHash' = $2 AND t.kind = ANY($3::text[])
+         AND ((t.status = 'SUCCESS' AND t.completed_at > now() - make_interval(secs => $4)) OR (t.status = 'PENDING' AND t.expires_at > now()))
+       RETURNING old.sealed AS sealed, t.id AS id, t.kind AS kind`,
+      [codeHash, verifierHash, kinds, maxAgeSeconds],
     );
-    return row?.sealed ?? undefined;
+    return row ?? undefined;
   }
 
   /**

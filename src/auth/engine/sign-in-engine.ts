@@ -106,7 +106,11 @@ export class SignInEngine {
     return tx;
   }
 
-  /** Starts a pending transaction for a user (null: an unknown one) who has already satisfied `factors`. */
+  /**
+   * Starts a pending transaction for a user (null: an unknown one) who has already
+   * satisfied `factors`; `id`, when given, is a routed id the caller made (a social
+   * flow names its OAuth state before the row exists).
+   */
   async startTransaction(
     scope: SectorScope,
     user: UserEntity | null,
@@ -114,8 +118,10 @@ export class SignInEngine {
     challenge: string,
     clientIp: string,
     data: Record<string, unknown> = {},
+    id?: string,
   ): Promise<AuthTransactionEntity> {
     const tx = this.newTransaction(scope, user, factors, 'PENDING', challenge, clientIp);
+    if (id !== undefined) tx.id = id;
     tx.data = data;
     await this.transactions.insert(scope.db, tx);
     this.janitor.noteActivity(scope.route.tenant);

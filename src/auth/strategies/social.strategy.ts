@@ -19,17 +19,24 @@ export interface SocialProof {
   name: string;
 }
 
+/** A verified provider answer with the issuer of the provider as configured now (the key of its links, with the subject). */
+export type SocialIdentity = SocialProof & { issuer: string };
+
 /**
  * A social login (an external identity provider's verified answer) as a first
  * factor, like a password: the flow's transaction then continues with a second
  * factor where the sector or the user requires one. The proof is checked before
  * it gets here (by the OAuth callback: state, PKCE, ID token or provider API);
- * this strategy finds the user: by the linked identity (provider + subject),
- * else by the email only when the provider says it is verified (and links it),
- * else — where `SelfSignUpAllowed` — creates the user with the verified email.
+ * this strategy finds the user: by the linked identity (issuer + subject),
+ * else by the email only when the provider says it is verified AND the local
+ * account's email is verified too (and links it; an unverified local address
+ * may have been registered by someone else, who would keep their password —
+ * SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL, link from the account page instead),
+ * else — where `SelfSignUpAllowed` and the address is free — creates the user
+ * with the verified email.
  */
 @Injectable()
-export class SocialStrategy implements FactorStrategy<SocialProof> {
+export class SocialStrategy implements FactorStrategy<SocialIdentity> {
   readonly factor = 'SOCIAL' as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = false;
@@ -37,10 +44,10 @@ export class SocialStrategy implements FactorStrategy<SocialProof> {
 
   constructor(private readonly users: UserRepository) {}
 
-  async verify(state: StepState, proof: SocialProof): Promise<Verdict> {
+  async verify(state: StepState, proof: SocialIdentity): Promise<Verdict> {
     const { scope } = state;
     const sectorId = scope.route.sectorId;
-    const linked = await this.identities.findBySubject(scope.db, sectorId, proof.provider, proof.subject);
+    const linked = await this.identities.findBySubject(scope.db, sectorId, proof.issuer, proof.subject);
     if (linked) {
       const user = await this.users.findById(scope.db, linked.userId);
       if (!user || user.sectorId !== sectorId) return refuse(Reason.INVALID_CREDENTIALS, 'The linked user no longer exists.');
@@ -53,8 +60,14 @@ export class SocialStrategy implements FactorStrategy<SocialProof> {
     }
     const byEmail = await this.findByEmail(state, email);
     if (byEmail) {
+      if (!byEmail.emailVerified) {
+        return refuse(
+          Reason.SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL,
+          'An account with this email exists; sign in to it and link the provider from your account page.',
+        );
+      }
       state.user = byEmail;
-      return { ok: true, afterRecorded: async () => void (await this.identities.link(scope.db, sectorId, byEmail.id, proof.provider, proof.subject, email)) };
+      return { ok: true, afterRecorded: async () => void (await this.identities.link(scope.db, sectorId, byEmail.id, { ...proof, email })) };
     }
     const settings = await scope.settings();
     if (!settings.selfSignUpAllowed) return refuse(Reason.SIGNUP_NOT_ALLOWED, 'No user of this sector matches, and self sign-up is not allowed.');
@@ -78,7 +91,7 @@ export class SocialStrategy implements FactorStrategy<SocialProof> {
   }
 
   /** Creates an ordinary user (no password; email verified as the provider says) and links the identity, in one transaction. */
-  private async createUser(state: StepState, proof: SocialProof, email: string): Promise<UserEntity | null> {
+  private async createUser(state: StepState, proof: SocialIdentity, email: string): Promise<UserEntity | null> {
     const sectorId = state.scope.route.sectorId;
     return state.scope.db.transaction(async (tx) => {
       await this.users.lockSectorLogins(tx, sectorId);
@@ -94,7 +107,7 @@ export class SocialStrategy implements FactorStrategy<SocialProof> {
         isAdmin: false,
       });
       await this.users.insert(tx, user);
-      await this.identities.link(tx, sectorId, user.id, proof.provider, proof.subject, email);
+      await this.identities.link(tx, sectorId, user.id, { ...proof, email });
       return this.users.findById(tx, user.id);
     });
   }

@@ -57,7 +57,19 @@ export class OAuthInitiateDto {
 
 export class OAuthInitiateResponse {
   @ApiProperty({ description: "Send the browser here: the provider's authorization endpoint." }) authURL: string;
-  @ApiProperty({ description: 'The sign-in transaction (also the OAuth state).' }) transactionID: string;
+  @ApiProperty({ description: 'The flow (a second factor continues it). Not the OAuth state, and never enough to collect the result.' }) transactionID: string;
+  @ApiProperty({
+    description: 'Shown once: keep it in the browser that started the flow (e.g. sessionStorage). POST /api/v1/oauth/token needs it with the code the return brings.',
+  })
+  verifier: string;
+}
+
+/** Linking a provider from the account page. */
+export class LinkIdentityDto {
+  @ApiProperty({ description: "Where the browser returns after the provider (the account page); its origin must be one of the sector's allowedOrigins." })
+  @IsString() @IsNotEmpty() @MaxLength(2048) redirectURI: string;
+  @ApiPropertyOptional({ description: 'The current password, when the sign-in is older than 5 minutes (step-up).' })
+  @IsOptional() @IsString() @MaxLength(1024) currentPassword?: string;
 }
 
 export class OAuthCallbackQuery {
@@ -74,12 +86,14 @@ export class OAuthCallbackQuery {
 }
 
 export class OAuthTokenDto {
-  @ApiProperty({ description: 'The transactionID the callback redirect carried.' }) @IsString() @IsNotEmpty() @MaxLength(128) transactionID: string;
+  @ApiProperty({ description: 'The single-use code the callback redirect carried (`?code=`).' }) @IsString() @IsNotEmpty() @MaxLength(128) code: string;
+  @ApiProperty({ description: 'The verifier initiate answered to the browser that started the flow.' }) @IsString() @IsNotEmpty() @MaxLength(128) verifier: string;
 }
 
 export class LinkedIdentityResponse {
   @ApiProperty() id: string;
   @ApiProperty({ enum: ['google', 'github', 'apple', 'oidc'] }) provider: string;
+  @ApiProperty({ description: 'The issuer of the identity (with the subject, the key of the link).' }) issuer: string;
   @ApiProperty({ description: "The provider's subject." }) subject: string;
   @ApiProperty() email: string;
   @ApiProperty({ type: 'string', format: 'int64', description: 'Unix seconds.' }) createdAt: string;
@@ -92,4 +106,10 @@ export class ListLinkedIdentitiesResponse {
 
 export class LinkedIdentityIdResponse {
   @ApiProperty() id: string;
+}
+
+/** What the exchange answers for a link flow (started from the account page): nobody is signed in. */
+export class OAuthLinkResultResponse {
+  @ApiProperty({ example: true }) linked: boolean;
+  @ApiProperty({ type: LinkedIdentityResponse }) identity: LinkedIdentityResponse;
 }
