@@ -124,6 +124,8 @@ describe('passkeys: crafted responses and the rules around them', () => {
               backedUp: false,
               aaguid: '5ca1ab1e-0011-2233-4455-66778899aabb',
               cloneWarning: false,
+              flagged: false,
+              flaggedAt: '0',
             },
           ],
         },
@@ -214,7 +216,8 @@ describe('passkeys: crafted responses and the rules around them', () => {
         timout: expect.any(Number),
         timeout: expect.any(Number),
         rpID: RP_ID,
-        allowCredentials: [{ type: 'public-key', id: key.id, transports: ['usb'] }],
+        // Named before any factor: no transports, so real passkeys look like the stand-ins of logins without any.
+        allowCredentials: [{ type: 'public-key', id: key.id, transports: [] }],
         userVerification: 'required',
         extensions: {},
       });
@@ -288,7 +291,7 @@ describe('passkeys: crafted responses and the rules around them', () => {
       // A new begin on a transaction replaces its challenge: an answer to the older one is refused, the newer one works.
       const renewed = await begin({ transactionID: second.transactionID, sectorID: S });
       expect(renewed.transactionID).toBe(second.transactionID);
-      expect(renewed.publicKey.allowCredentials).toEqual([{ type: 'public-key', id: key.id, transports: ['usb'] }]);
+      expect(renewed.publicKey.allowCredentials).toEqual([{ type: 'public-key', id: key.id, transports: [] }]);
       const stale = key.assertion({ challenge: second.challenge, origin: ORIGIN, rpId: RP_ID });
       expectRefusal(await loginFinish({ sectorID: S, transactionID: second.transactionID, ...stale }), 401, 16, 'WEBAUTHN_CHALLENGE_MISMATCH', {
         metadata: { attemptsLeft: '3' },
@@ -308,25 +311,29 @@ describe('passkeys: crafted responses and the rules around them', () => {
     });
 
     it('a counter that goes backwards (or stands still) is refused and flags the passkey as possibly cloned', async () => {
-      const clone = new SoftAuthenticator();
-      const victim = await newUser(S, 'cloned');
-      await register(victim.token, clone);
-      let b = await begin({ username: victim.email, sectorID: S });
-      expect((await loginFinish({ sectorID: S, transactionID: b.transactionID, ...clone.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter: 20 }) })).body.status).toBe(
-        'SUCCESS',
-      );
-      for (const counter of [5, 20]) {
+      for (const regressed of [5, 20]) {
+        const clone = new SoftAuthenticator();
+        const victim = await newUser(S, `cloned${regressed}`);
+        await register(victim.token, clone);
+        let b = await begin({ username: victim.email, sectorID: S });
+        expect((await loginFinish({ sectorID: S, transactionID: b.transactionID, ...clone.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter: 20 }) })).body.status).toBe(
+          'SUCCESS',
+        );
         b = await begin({ username: victim.email, sectorID: S });
-        const res = await loginFinish({ sectorID: S, transactionID: b.transactionID, ...clone.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter }) });
+        const res = await loginFinish({ sectorID: S, transactionID: b.transactionID, ...clone.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter: regressed }) });
         expectRefusal(res, 401, 16, 'WEBAUTHN_COUNTER_REGRESSION', { metadata: { attemptsLeft: '4' } });
+        // From then on the passkey is flagged: refused whatever its counter, until an admin clears it.
+        b = await begin({ username: victim.email, sectorID: S });
+        const later = await loginFinish({ sectorID: S, transactionID: b.transactionID, ...clone.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter: 99 }) });
+        expectRefusal(later, 401, 16, 'WEBAUTHN_CREDENTIAL_FLAGGED', { metadata: { attemptsLeft: '4' } });
+        const list = await t.http().get(creds(victim.sub)).set(bearer(victim.token));
+        expect(list.body.credentials).toEqual([expect.objectContaining({ id: clone.id, cloneWarning: true, flagged: true, flaggedAt: expect.stringMatching(UNIX) })]);
       }
-      const list = await t.http().get(creds(victim.sub)).set(bearer(victim.token));
-      expect(list.body.credentials).toEqual([expect.objectContaining({ id: clone.id, cloneWarning: true })]);
       // A forged answer (bad signature) with a low counter flags nothing: the signature is checked first.
       const honest = new SoftAuthenticator();
       const other = await newUser(S, 'honest');
       await register(other.token, honest);
-      b = await begin({ username: other.email, sectorID: S });
+      const b = await begin({ username: other.email, sectorID: S });
       expectRefusal(
         await loginFinish({ sectorID: S, transactionID: b.transactionID, ...honest.assertion({ challenge: b.challenge, origin: ORIGIN, rpId: RP_ID, counter: 0, signWith: strangerKey() }) }),
         401,
@@ -443,7 +450,7 @@ describe('passkeys: crafted responses and the rules around them', () => {
           timout: expect.any(Number),
           timeout: expect.any(Number),
           rpID: RP_ID,
-          allowCredentials: [{ type: 'public-key', id: expect.stringMatching(/^[\w-]{43}$/), transports: ['hybrid', 'internal'] }],
+          allowCredentials: [{ type: 'public-key', id: expect.stringMatching(/^[\w-]{43}$/), transports: [] }],
           userVerification: 'required',
           extensions: {},
         });
@@ -572,6 +579,7 @@ describe('passkeys: crafted responses and the rules around them', () => {
         ['/api/v1/users/{sub}/webauthn-credentials', 'get', 'ListWebAuthnCredentialsResponse'],
         ['/api/v1/users/{sub}/webauthn-credentials/{id}', 'patch', 'WebAuthnCredentialResponse'],
         ['/api/v1/users/{sub}/webauthn-credentials/{id}', 'delete', 'WebAuthnCredentialIdResponse'],
+        ['/api/v1/users/{sub}/webauthn-credentials/{id}/clear-flag', 'post', 'WebAuthnCredentialResponse'],
       ];
       for (const [path, method, schema] of operations) {
         const op = doc.paths[path]?.[method];
@@ -597,7 +605,7 @@ describe('passkeys: crafted responses and the rules around them', () => {
         expect.arrayContaining(['clientExtensionResults', 'id', 'rawID', 'rawId', 'response', 'sectorID', 'transactionID', 'type', 'username']),
       );
       expect(sorted(doc.components.schemas.WebAuthnCredentialResponse.properties)).toEqual(
-        ['aaguid', 'backedUp', 'cloneWarning', 'createdAt', 'id', 'keyName', 'lastUsedAt', 'transports'],
+        ['aaguid', 'backedUp', 'cloneWarning', 'createdAt', 'flagged', 'flaggedAt', 'id', 'keyName', 'lastUsedAt', 'transports'],
       );
     });
   });

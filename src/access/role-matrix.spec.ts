@@ -140,6 +140,19 @@ describe('role matrix', () => {
       expect(allows(Role.USER_CREDENTIALS, selfProof, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
     });
 
+    it('lets signed-in admins (never the user, a member or an API token) lift a hold on a factor', () => {
+      const adminMe: Principal = { ...(user(T, 'S1', true) as object), userId: 'me' } as Principal;
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.s1Admin, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(true);
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.defaultAdmin, { sector: s1, userId: 'other', userIsAdmin: true })).toBe(true);
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.s2Admin, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.s1User, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.s1Token, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, me, { sector: s1, userId: 'me', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, adminMe, { sector: s1, userId: 'me', userIsAdmin: true })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, selfProof, { sector: s1, userId: 'me', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_FACTOR_ADMIN, principals.otherTenantAdmin, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+    });
+
     it('keeps API tokens from managing API tokens', () => {
       expect(allows(Role.TOKEN_MANAGER, principals.s1Token, { sector: s1 })).toBe(false);
       expect(allows(Role.TOKEN_MANAGER, principals.s1Admin, { sector: s1 })).toBe(true);
@@ -174,6 +187,7 @@ describe('role matrix', () => {
       [Role.USER_ADMIN, unknownFlag, false],
       [Role.USER_CREDENTIALS, member, false],
       [Role.USER_CREDENTIALS, admin, false],
+      [Role.USER_FACTOR_ADMIN, member, false],
       [Role.TOKEN_MANAGER, { sector: s1 }, false],
       [Role.AUDIT_READER, { sector: s1 }, false],
       [Role.DEFAULT_SECTOR_ADMIN, {}, false],
@@ -190,6 +204,7 @@ describe('role matrix', () => {
       [Role.USER_EDITOR, member],
       [Role.USER_ADMIN, member],
       [Role.USER_CREDENTIALS, member],
+      [Role.USER_FACTOR_ADMIN, member],
       [Role.TOKEN_MANAGER, { sector: s1 }],
       [Role.AUDIT_READER, { sector: s1 }],
       [Role.DEFAULT_SECTOR_ADMIN, {}],

@@ -47,6 +47,12 @@ export enum Role {
    */
   USER_CREDENTIALS = 'USER_CREDENTIALS',
   /**
+   * Lift a safety hold on the target user's factor (clear the flag of a passkey
+   * that may have been cloned): a signed-in admin over the user's sector, never
+   * the user themselves (whose credentials may be what was stolen), never an API token.
+   */
+  USER_FACTOR_ADMIN = 'USER_FACTOR_ADMIN',
+  /**
    * Read the target sector's audit events: a signed-in admin of the sector or of
    * its tenant's default sector. Never an API token: the audit log is for people
    * reviewing what happened, including what tokens did.
@@ -83,7 +89,12 @@ export interface AccessTarget {
   flags?: SectorFlags;
 }
 
-/** The roles a transaction proof (a recent sign-in of the target user) can hold: over that user only. */
+/**
+ * The roles a transaction proof (a recent sign-in of the target user) can hold:
+ * over that user only. Routes with USER_CREDENTIALS accept a proof only where
+ * they read (the factor lists); adding, verifying, renaming or removing a factor
+ * never does.
+ */
 const SELF_PROOF_ROLES: ReadonlySet<Role> = new Set([Role.USER_READER, Role.USER_EDITOR, Role.USER_CREDENTIALS]);
 
 /** Roles whose decision depends on the target sector's settings. */
@@ -165,6 +176,8 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
       );
     case Role.USER_CREDENTIALS:
       return sector !== undefined && (isUserAdminOver(principal, sector) || isSelf(principal, userId));
+    case Role.USER_FACTOR_ADMIN:
+      return sector !== undefined && userId !== undefined && isUserAdminOver(principal, sector) && !isSelf(principal, userId);
     case Role.AUDIT_READER:
       return sector !== undefined && isUserAdminOver(principal, sector);
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { randomUUID } from 'node:crypto';
 import { TargetUserRef } from '../access/decorators';
+import type { Principal } from '../access/principal';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
@@ -11,6 +12,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorMessages } from '../mail/sector-messages';
 import { SectorScope } from '../settings/sector-scope';
+import { StepUpService } from '../user/step-up.service';
 import { UserRepository } from '../user/user.repository';
 import { ThrottleService } from '../throttle/throttle.service';
 import { accountRef } from '../throttle/throttle-policy';
@@ -28,6 +30,9 @@ import { matchTotp, newTotpSecret, totpUri } from './totp';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
 
+/** How the `factorAdded` notice names each kind of factor. */
+const FACTOR_NAMES: Record<OtpRegistrationEntity['type'], string> = { totp: 'authenticator app', email: 'email codes', sms: 'SMS codes' };
+
 export interface CodeRecipient {
   email: string;
   username: string;
@@ -38,6 +43,11 @@ export interface CodeRecipient {
  * secret shown once), verification, removal, and sending a code to a verified
  * factor. Codes come from the CSPRNG and are stored only as a MAC keyed from
  * MASTER_KEY and bound to their flow.
+ *
+ * A user adding or removing their own factor needs a recent authentication
+ * (StepUpService): at enrollment (verification then only completes a
+ * registration made so) and at removal. A factor that becomes verified queues the
+ * `factorAdded` notice to the user's email in the same database transaction.
  */
 @Injectable()
 export class OtpService {
@@ -50,6 +60,7 @@ export class OtpService {
     private readonly box: SecretBox,
     private readonly throttle: ThrottleService,
     private readonly audit: AuditService,
+    private readonly stepUp: StepUpService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListOtpRegistrationsResponse> {
@@ -65,7 +76,17 @@ export class OtpService {
    * a user holds at most OTP_PENDING_REGISTRATIONS_MAX unverified destinations,
    * and an unverified one expires after OTP_PENDING_REGISTRATION_TTL_SECONDS.
    */
-  async create(target: TargetUserRef, dto: CreateOtpRegistrationDto, clientIp: string): Promise<CreateOtpRegistrationResponse> {
+  async create(caller: Principal, target: TargetUserRef, dto: CreateOtpRegistrationDto, clientIp: string): Promise<CreateOtpRegistrationResponse> {
+    await this.stepUp.require(caller, target, { currentPassword: dto.currentPassword }, clientIp, 'add or remove a sign-in method');
+    return this.enroll(target, dto, clientIp);
+  }
+
+  /**
+   * Adds a factor without step-up: for `create` once the caller is checked, and
+   * for the email-MFA enrollment of a sign-in (which proves the password first
+   * and the email by the code).
+   */
+  async enroll(target: TargetUserRef, dto: CreateOtpRegistrationDto, clientIp: string): Promise<CreateOtpRegistrationResponse> {
     const { db, route } = target.scope;
     const user = await this.users.findById(db, target.id);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
@@ -110,22 +131,26 @@ export class OtpService {
     return { registrationID: registration.id, type: registration.type, secret: '', otpauthURL: '' };
   }
 
-  /** Confirms a new factor with its first code; only then does it count. */
-  async verify(target: TargetUserRef, registrationId: string, code: string): Promise<OtpRegistrationIdResponse> {
+  /**
+   * Confirms a new factor with its first code; only then does it count (and the
+   * `factorAdded` notice goes out, unless `notice` is false: the email-MFA
+   * enrollment of a sign-in, whose code went to that same address).
+   */
+  async verify(target: TargetUserRef, registrationId: string, code: string, notice = true): Promise<OtpRegistrationIdResponse> {
     const db = target.scope.db;
     const row = await this.requireRegistration(db, target.id, registrationId);
     if (row.verifiedAt) throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor is already verified.');
     if (row.type === 'totp') {
       const step = await matchTotp(this.box.open(TOTP_SECRET_SEAL, row.secretSealed ?? '').toString(), code);
       if (step === undefined || !(await this.otp.claimTotpStep(db, row.id, step))) throw this.invalidCode();
-      await this.markVerified(target, row, null);
+      await this.markVerified(target, row, null, notice);
       return { registrationID: row.id };
     }
     if (!row.codeMac || !row.codeExpiresAt || row.codeExpiresAt.getTime() <= Date.now() || row.codeAttemptsLeft <= 0) {
       throw DomainError.failedPrecondition(Reason.CODE_EXPIRED, 'No valid code is pending for this factor; request a new one.');
     }
     if (this.box.macEquals(OTP_CODE_MAC, codeMacInput(row.id, code), row.codeMac)) {
-      if (await this.markVerified(target, row, row.codeMac)) return { registrationID: row.id };
+      if (await this.markVerified(target, row, row.codeMac, notice)) return { registrationID: row.id };
       // A concurrent request with the same code got there first.
       throw DomainError.failedPrecondition(Reason.OTP_ALREADY_VERIFIED, 'This factor was verified meanwhile.');
     }
@@ -133,7 +158,8 @@ export class OtpService {
     throw this.invalidCode(Math.max(0, left));
   }
 
-  async remove(target: TargetUserRef, registrationId: string): Promise<OtpRegistrationIdResponse> {
+  async remove(caller: Principal, target: TargetUserRef, registrationId: string, clientIp: string): Promise<OtpRegistrationIdResponse> {
+    await this.stepUp.require(caller, target, {}, clientIp, 'add or remove a sign-in method');
     const db = target.scope.db;
     const settings = await target.scope.settings();
     await db.transaction(async (tx) => {
@@ -157,9 +183,14 @@ export class OtpService {
     return { registrationID: registrationId };
   }
 
-  /** Marks a registration verified (an enrolled factor from then on) with its audit event; false when the code was consumed meanwhile. */
-  private markVerified(target: TargetUserRef, row: OtpRegistrationEntity, codeMac: string | null): Promise<boolean> {
-    return target.scope.db.transaction(async (tx) => {
+  /**
+   * Marks a registration verified (an enrolled factor from then on) with its audit
+   * event and the `factorAdded` notice to the user's email, in one database
+   * transaction; false when the code was consumed meanwhile.
+   */
+  private async markVerified(target: TargetUserRef, row: OtpRegistrationEntity, codeMac: string | null, notice: boolean): Promise<boolean> {
+    const user = notice ? await this.users.findById(target.scope.db, target.id) : null;
+    return this.messages.inTransaction(target.scope, async (tx) => {
       const marked = await this.otp.markVerified(tx, row.id, codeMac);
       if (marked) {
         await this.audit.record(tx, {
@@ -168,6 +199,7 @@ export class OtpService {
           target: { kind: 'user', id: target.id },
           details: { factor: row.type, registrationID: row.id },
         });
+        if (user?.email) await this.messages.enqueue(tx, target.scope, 'factorAdded', { email: user.email }, { username: user.username, factor: FACTOR_NAMES[row.type] });
       }
       return marked;
     });

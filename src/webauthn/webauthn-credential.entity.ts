@@ -28,6 +28,11 @@ export class WebAuthnCredentialEntity {
   @Column('boolean', { name: 'backed_up' }) backedUp: boolean;
   /** Set when an assertion's counter went backwards: the authenticator may have been cloned. */
   @Column('boolean', { name: 'clone_warning' }) cloneWarning: boolean;
+  /**
+   * Set with the clone warning when a counter went backwards: while set, every
+   * sign-in with the passkey is refused, until a signed-in admin clears it.
+   */
+  @Column('timestamptz', { name: 'flagged_at', nullable: true }) flaggedAt: Date | null;
   @Column('text', { name: 'key_name' }) keyName: string;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt: Date | null;

@@ -43,14 +43,16 @@ export class WebAuthnCredentialRepository {
   }
 
   /**
-   * Marks a credential as possibly cloned (its counter went backwards), but only
-   * while the challenge it answered is still pending on its transaction: a
-   * replay racing the sign-in that used the challenge sees the counter that
-   * sign-in stored, and is a replay, not a clone. False: nothing was flagged.
+   * Flags a credential as possibly cloned (its counter went backwards): the
+   * clone warning, and `flagged_at`, which refuses every later sign-in with it
+   * until an admin clears it. Only while the challenge it answered is still
+   * pending on its transaction: a replay racing the sign-in that used the
+   * challenge sees the counter that sign-in stored, and is a replay, not a
+   * clone. False: nothing was flagged.
    */
   async flagClone(db: TenantDb, credentialId: string, transactionId: string, challenge: string): Promise<boolean> {
     const rows = await db.rows(
-      `UPDATE webauthn_credentials SET clone_warning = true
+      `UPDATE webauthn_credentials SET clone_warning = true, flagged_at = coalesce(flagged_at, now())
         WHERE credential_id = $1
           AND EXISTS (SELECT 1 FROM auth_transactions
                        WHERE id = $2 AND status = 'PENDING' AND expires_at > now() AND data->'webauthn'->>'challenge' = $3)
@@ -58,6 +60,22 @@ export class WebAuthnCredentialRepository {
       [credentialId, transactionId, challenge],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Clears the flag of a user's credential (the clone warning stays, as history).
+   * Undefined: no such credential; otherwise when it had been flagged (null: it
+   * was not).
+   */
+  async clearFlag(db: TenantDb, userId: string, credentialId: string): Promise<{ wasFlaggedAt: Date | null } | undefined> {
+    const rows = await db.rows<{ was: Date | null }>(
+      `UPDATE webauthn_credentials c SET flagged_at = NULL
+         FROM webauthn_credentials old
+        WHERE old.credential_id = c.credential_id AND c.user_id = $1 AND c.credential_id = $2
+        RETURNING old.flagged_at AS was`,
+      [userId, credentialId],
+    );
+    return rows.length > 0 ? { wasFlaggedAt: rows[0].was } : undefined;
   }
 
   async rename(db: TenantDb, userId: string, credentialId: string, keyName: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TargetUserRef } from '../access/decorators';
+import type { Principal } from '../access/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { unixSeconds } from '../common/wire/wire';
@@ -7,16 +8,22 @@ import { toBase64Url } from './ceremony';
 import { ListWebAuthnCredentialsResponse, WebAuthnCredentialIdResponse, WebAuthnCredentialResponse } from './dto/webauthn.dto';
 import { WebAuthnCredentialEntity } from './webauthn-credential.entity';
 import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
+import { StepUpService } from '../user/step-up.service';
 import { UserRepository } from '../user/user.repository';
 import { AuditService } from '../audit/audit.service';
 
-/** A user's passkeys: list, rename, delete (the last factor of a user in an MFA-required sector stays). */
+/**
+ * A user's passkeys: list, rename, delete (the last factor of a user in an
+ * MFA-required sector stays; a user removing their own needs a recent sign-in),
+ * and an admin clearing the flag of a passkey that may have been cloned.
+ */
 @Injectable()
 export class WebAuthnCredentialsService {
   constructor(
     private readonly credentials: WebAuthnCredentialRepository,
     private readonly users: UserRepository,
     private readonly audit: AuditService,
+    private readonly stepUp: StepUpService,
   ) {}
 
   async list(target: TargetUserRef): Promise<ListWebAuthnCredentialsResponse> {
@@ -39,8 +46,11 @@ export class WebAuthnCredentialsService {
    * other passkey and no verified one-time-code factor) is FAILED_PRECONDITION /
    * LAST_FACTOR; the check and the delete run in one database transaction under
    * a lock on the user's row, so two deletions cannot each leave the other one.
+   * A user removing their own passkey needs a sign-in of the last five minutes
+   * (the route has no body: re-authenticate first); REAUTHENTICATION_REQUIRED otherwise.
    */
-  async remove(target: TargetUserRef, id: string): Promise<WebAuthnCredentialIdResponse> {
+  async remove(caller: Principal, target: TargetUserRef, id: string, clientIp: string): Promise<WebAuthnCredentialIdResponse> {
+    await this.stepUp.require(caller, target, {}, clientIp, 'add or remove a sign-in method');
     const credentialId = credentialIdParam(id);
     const settings = await target.scope.settings();
     await target.scope.db.transaction(async (tx) => {
@@ -57,6 +67,31 @@ export class WebAuthnCredentialsService {
     });
     return { id: credentialId };
   }
+
+  /**
+   * Clears the flag of a passkey flagged as possibly cloned, so it signs in again
+   * (a signed-in admin over the user's sector decides; the role matrix keeps the
+   * user and API tokens out). Clearing an unflagged passkey changes nothing and
+   * records nothing.
+   */
+  async clearFlag(target: TargetUserRef, id: string): Promise<WebAuthnCredentialResponse> {
+    const credentialId = credentialIdParam(id);
+    const row = await target.scope.db.transaction(async (tx) => {
+      const cleared = await this.credentials.clearFlag(tx, target.id, credentialId);
+      if (!cleared) throw notFound();
+      if (cleared.wasFlaggedAt) {
+        await this.audit.record(tx, {
+          type: 'mfa.flag_cleared',
+          sectorId: target.scope.route.sectorId,
+          target: { kind: 'user', id: target.id },
+          details: { factor: 'webauthn', credentialID: credentialId },
+        });
+      }
+      return this.credentials.findForUser(tx, target.id, credentialId);
+    });
+    if (!row) throw notFound();
+    return toCredentialResponse(row);
+  }
 }
 
 function toCredentialResponse(c: WebAuthnCredentialEntity): WebAuthnCredentialResponse {
@@ -69,6 +104,8 @@ function toCredentialResponse(c: WebAuthnCredentialEntity): WebAuthnCredentialRe
     backedUp: c.backedUp,
     aaguid: c.aaguid,
     cloneWarning: c.cloneWarning,
+    flagged: c.flaggedAt !== null,
+    flaggedAt: unixSeconds(c.flaggedAt),
   };
 }
 

@@ -6,8 +6,10 @@ import { TransactionJanitor } from '../auth/engine/transaction-janitor';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SectorMessages } from '../mail/sector-messages';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { newRoutedId } from '../tenancy/routed-id';
+import { StepUpService } from '../user/step-up.service';
 import { UserRepository } from '../user/user.repository';
 import { AuditService } from '../audit/audit.service';
 import { credentialIdOf, newChallenge, SUPPORTED_ALGORITHMS, userHandleOf, verifyAttestation } from './ceremony';
@@ -38,7 +40,12 @@ const DEFAULT_KEY_NAME = 'Passkey';
  * ES256/RS256/EdDSA) and keeps the challenge on a registration transaction of
  * the user; finish verifies the attestation against that challenge and the
  * sector's relying party, completes the transaction with one conditional UPDATE
- * (so it works once) and stores the credential in the same database transaction.
+ * (so it works once) and stores the credential in the same database transaction,
+ * which also queues the `factorAdded` notice to the user's email.
+ *
+ * Step-up: begin needs a sign-in of the last five minutes or the current
+ * password (REAUTHENTICATION_REQUIRED otherwise). Finish needs no more: it only
+ * completes a registration transaction that such a begin created for this user.
  */
 @Injectable()
 export class WebAuthnRegistrationService {
@@ -51,14 +58,17 @@ export class WebAuthnRegistrationService {
     private readonly relyingParties: RelyingParties,
     private readonly credentials: WebAuthnCredentialRepository,
     private readonly audit: AuditService,
+    private readonly stepUp: StepUpService,
+    private readonly messages: SectorMessages,
   ) {}
 
-  async begin(principal: Principal, dto: WebAuthnRegistrationBeginDto): Promise<WebAuthnRegistrationBeginResponse> {
+  async begin(principal: Principal, dto: WebAuthnRegistrationBeginDto, clientIp: string): Promise<WebAuthnRegistrationBeginResponse> {
     const caller = signedInUser(principal);
     if (dto.sectorID !== undefined && dto.sectorID !== caller.sectorId) {
       throw DomainError.invalidArgument('sectorID: is not your sector', [{ field: 'sectorID', description: 'must be your own sector' }], Reason.SECTOR_MISMATCH);
     }
     const scope = await this.scopeOf(caller);
+    await this.stepUp.require(caller, { id: caller.userId, isAdmin: caller.isAdmin, scope }, { currentPassword: dto.currentPassword }, clientIp, 'add or remove a sign-in method');
     const user = await this.users.findById(scope.db, caller.userId);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
     const rp = await this.relyingParties.usable(scope);
@@ -136,11 +146,14 @@ export class WebAuthnRegistrationService {
       createdAt: new Date(),
       lastUsedAt: null,
     });
-    await scope.db.transaction(async (t) => {
+    const user = await this.users.findById(scope.db, caller.userId);
+    if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
+    await this.messages.inTransaction(scope, async (t) => {
       const completed = await this.transactions.advance(t, tx.id, 'PENDING', { status: 'SUCCESS', complete: true, consumeChallenge: pending.challenge });
       if (!completed) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The registration was completed or expired meanwhile.');
       await this.credentials.insert(t, row);
       await this.audit.record(t, { type: 'mfa.enrolled', sectorId: scope.route.sectorId, target: { kind: 'user', id: caller.userId }, details: { factor: 'webauthn', credentialID: row.credentialId } });
+      if (user.email) await this.messages.enqueue(t, scope, 'factorAdded', { email: user.email }, { username: user.username, factor: 'passkey' });
     });
     return { sub: caller.userId, type: 'public-key' };
   }

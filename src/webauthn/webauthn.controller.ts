@@ -60,10 +60,17 @@ export class WebAuthnRegistrationController {
   @Post('begin')
   @HttpCode(200)
   @Authenticated({ role: Role.AUTHENTICATED })
-  @ApiOperation({ summary: "Begin registering a passkey for the signed-in user (a user's access token; not an API token)" })
+  @ApiOperation({
+    summary:
+      "Begin registering a passkey for the signed-in user (a user's access token; not an API token). Needs a sign-in of the last five minutes or currentPassword (REAUTHENTICATION_REQUIRED)",
+  })
   @ApiOkResponse({ type: WebAuthnRegistrationBeginResponse })
-  begin(@CurrentPrincipal() principal: Principal, @Body() body: WebAuthnRegistrationBeginDto): Promise<WebAuthnRegistrationBeginResponse> {
-    return this.registrations.begin(principal, body);
+  begin(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: WebAuthnRegistrationBeginDto,
+    @ClientIp() ip: string,
+  ): Promise<WebAuthnRegistrationBeginResponse> {
+    return this.registrations.begin(principal, body, ip);
   }
 
   @Post('finish')
@@ -76,7 +83,9 @@ export class WebAuthnRegistrationController {
   }
 }
 
-const OWNER_OR_ADMIN = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam', transactionProof: true } as const;
+/** Reading the list also accepts the user's `?transactionID=` proof; changing a passkey never does. */
+const OWNER_OR_ADMIN_READ = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam', transactionProof: true } as const;
+const OWNER_OR_ADMIN = { role: Role.USER_CREDENTIALS, sectorFrom: 'userParam' } as const;
 
 /** A user's passkeys: the user or a signed-in admin over them, never an API token. */
 @ApiTags('Passkeys')
@@ -87,7 +96,7 @@ export class WebAuthnCredentialsController {
   constructor(private readonly credentials: WebAuthnCredentialsService) {}
 
   @Get()
-  @Authenticated(OWNER_OR_ADMIN)
+  @Authenticated(OWNER_OR_ADMIN_READ)
   @ApiOperation({ summary: "The user's passkeys" })
   @ApiOkResponse({ type: ListWebAuthnCredentialsResponse })
   list(@TargetUser() target: TargetUserRef, @Query() _q: UserAccessQuery): Promise<ListWebAuthnCredentialsResponse> {
@@ -109,9 +118,27 @@ export class WebAuthnCredentialsController {
 
   @Delete(':id')
   @Authenticated(OWNER_OR_ADMIN)
-  @ApiOperation({ summary: "Remove a passkey (not the last factor of a user in a sector that requires MFA)" })
+  @ApiOperation({
+    summary:
+      'Remove a passkey (not the last factor of a user in a sector that requires MFA). Users removing their own need a sign-in of the last five minutes (REAUTHENTICATION_REQUIRED; re-authenticate first)',
+  })
   @ApiOkResponse({ type: WebAuthnCredentialIdResponse })
-  remove(@TargetUser() target: TargetUserRef, @Param('id') id: string, @Query() _q: UserAccessQuery): Promise<WebAuthnCredentialIdResponse> {
-    return this.credentials.remove(target, id);
+  remove(
+    @CurrentPrincipal() caller: Principal,
+    @TargetUser() target: TargetUserRef,
+    @Param('id') id: string,
+    @Query() _q: UserAccessQuery,
+    @ClientIp() ip: string,
+  ): Promise<WebAuthnCredentialIdResponse> {
+    return this.credentials.remove(caller, target, id, ip);
+  }
+
+  @Post(':id/clear-flag')
+  @HttpCode(200)
+  @Authenticated({ role: Role.USER_FACTOR_ADMIN, sectorFrom: 'userParam' })
+  @ApiOperation({ summary: 'Clear the flag of a passkey flagged as possibly cloned, so it signs in again (a signed-in admin over the user; not the user, not an API token)' })
+  @ApiOkResponse({ type: WebAuthnCredentialResponse })
+  clearFlag(@TargetUser() target: TargetUserRef, @Param('id') id: string, @Query() _q: UserAccessQuery): Promise<WebAuthnCredentialResponse> {
+    return this.credentials.clearFlag(target, id);
   }
 }

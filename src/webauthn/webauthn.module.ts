@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { MailModule } from '../mail/mail.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
 import { WebAuthnCoreModule } from './webauthn-core.module';
@@ -14,7 +15,7 @@ import { WebAuthnRegistrationService } from './webauthn-registration.service';
  * the management of a user's passkeys.
  */
 @Module({
-  imports: [AuthModule, WebAuthnCoreModule, SettingsModule, UserModule],
+  imports: [AuthModule, WebAuthnCoreModule, SettingsModule, UserModule, MailModule],
   controllers: [WebAuthnLoginController, WebAuthnRegistrationController, WebAuthnCredentialsController],
   providers: [WebAuthnLoginService, WebAuthnRegistrationService, WebAuthnCredentialsService],
 })

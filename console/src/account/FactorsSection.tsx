@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { Button, ConfirmDialog, CopyButton, EmptyState, ErrorMessage, Field, Loading, Section, Select, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, type FactorType, type NewOtpRegistration, type OtpRegistration } from './accountApi';
+import { useStepUp } from './StepUp';
 
 const TYPE_LABELS: Record<FactorType, string> = { totp: 'Authenticator app', email: 'Email', sms: 'Text message (SMS)' };
 
@@ -58,9 +59,10 @@ function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; re
   );
 }
 
-/** Two-step verification: one-time-code factors (authenticator app, email, SMS). */
+/** Two-step verification: one-time-code factors (authenticator app, email, SMS); adding and removing need a recent sign-in. */
 export function FactorsSection({ sub, phone, email }: { sub: string; phone?: string; email?: string }) {
   const toast = useToast();
+  const withStepUp = useStepUp();
   const client = useQueryClient();
   const key = ['account', sub, 'factors'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.factors(sub) });
@@ -70,13 +72,13 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
   const refresh = () => client.invalidateQueries({ queryKey: key });
 
   const add = useMutation({
-    mutationFn: () => accountApi.addFactor(sub, type, type === 'totp' ? undefined : destination.trim()),
+    mutationFn: () => withStepUp(() => accountApi.addFactor(sub, type, type === 'totp' ? undefined : destination.trim())),
     onSuccess: (created) => {
       setPending({ ...created, destination: destination.trim() });
       void refresh();
     },
   });
-  const removal = useConfirmedRemoval((r: OtpRegistration) => accountApi.deleteFactor(sub, r.registrationID), () => {
+  const removal = useConfirmedRemoval((r: OtpRegistration) => withStepUp(() => accountApi.deleteFactor(sub, r.registrationID)), () => {
     toast('Factor removed.');
     void refresh();
   });

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Section, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { isCeremonyCancelled, registerPasskey } from '../signin/flow';
 import { accountApi, when, type Passkey } from './accountApi';
+import { useStepUp } from './StepUp';
 
 function RenameForm({ sub, passkey, onDone }: { sub: string; passkey: Passkey; onDone(): void }) {
   const [name, setName] = useState(passkey.keyName);
@@ -25,9 +26,10 @@ function RenameForm({ sub, passkey, onDone }: { sub: string; passkey: Passkey; o
   );
 }
 
-/** Passkeys: register one on this device, rename, remove. */
+/** Passkeys: register one on this device, rename, remove (adding and removing need a recent sign-in). */
 export function PasskeysSection({ sub }: { sub: string }) {
   const toast = useToast();
+  const withStepUp = useStepUp();
   const client = useQueryClient();
   const key = ['account', sub, 'passkeys'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.passkeys(sub) });
@@ -38,7 +40,8 @@ export function PasskeysSection({ sub }: { sub: string }) {
   const add = useMutation({
     mutationFn: async () => {
       try {
-        await registerPasskey(keyName.trim() || 'Passkey');
+        // Step-up is asked at registration begin, before the browser's prompt.
+        await withStepUp(() => registerPasskey(keyName.trim() || 'Passkey'));
       } catch (e) {
         if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Nothing was saved.');
         throw e;
@@ -50,7 +53,7 @@ export function PasskeysSection({ sub }: { sub: string }) {
       void refresh();
     },
   });
-  const removal = useConfirmedRemoval((p: Passkey) => accountApi.deletePasskey(sub, p.id), () => {
+  const removal = useConfirmedRemoval((p: Passkey) => withStepUp(() => accountApi.deletePasskey(sub, p.id)), () => {
     toast('Passkey removed.');
     void refresh();
   });
@@ -79,8 +82,17 @@ export function PasskeysSection({ sub }: { sub: string }) {
               ) : (
                 <>
                   <div className="item-main">
-                    <p><strong>{p.keyName}</strong> {p.backedUp ? <span className="badge">Synced</span> : null} {p.cloneWarning ? <span className="badge badge-warn">Possibly copied</span> : null}</p>
+                    <p>
+                      <strong>{p.keyName}</strong> {p.backedUp ? <span className="badge">Synced</span> : null}{' '}
+                      {p.flagged ? <span className="badge badge-warn">Blocked: possibly copied</span> : p.cloneWarning ? <span className="badge badge-warn">Possibly copied</span> : null}
+                    </p>
                     <p className="muted">Added {when(p.createdAt)} · last used {when(p.lastUsedAt)}</p>
+                    {p.flagged ? (
+                      <p className="muted">
+                        Blocked since {when(p.flaggedAt)}: it signed in with an older counter than before, as a copy would. It will not sign you in until an administrator
+                        unblocks it. You can also remove it and add a new passkey.
+                      </p>
+                    ) : null}
                   </div>
                   <div className="actions">
                     <Button onClick={() => setRenaming(p.id)} aria-label={`Rename ${p.keyName}`}>Rename</Button>

@@ -27,7 +27,7 @@ export class EmailEnrollmentStrategy implements FactorStrategy<string> {
   ) {}
 
   async begin(state: StepState, user: UserEntity): Promise<void> {
-    await this.otp.create(this.targetOf(state, user), { type: 'email', destination: user.email }, state.clientIp);
+    await this.otp.enroll(this.targetOf(state, user), { type: 'email', destination: user.email }, state.clientIp);
   }
 
   async precheck(state: StepState): Promise<void> {
@@ -41,7 +41,7 @@ export class EmailEnrollmentStrategy implements FactorStrategy<string> {
     const registration = user ? await this.registrationOf(state, user) : null;
     if (!user || !registration) return { ok: false };
     try {
-      await this.otp.verify(this.targetOf(state, user), registration.id, code);
+      await this.otp.verify(this.targetOf(state, user), registration.id, code, false);
     } catch (err) {
       if (err instanceof DomainError && err.reason === Reason.INVALID_CODE) return { ok: false };
       throw err;

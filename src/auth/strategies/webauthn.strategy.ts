@@ -48,8 +48,10 @@ export interface PasskeyRequestOptions {
  * with the credentials the flow may use: a signed-in step's user's passkeys (a
  * second factor after the password), a named login's passkeys — or, for a login
  * without any, stable stand-ins derived from the login, so the answer never
- * tells whether the account exists — or none (a discoverable, usernameless
- * flow). Verify checks the assertion against the pending challenge, the sector's
+ * tells whether the account exists or has a passkey; named logins get no
+ * transports, which would tell real credentials from stand-ins — or none (a
+ * discoverable, usernameless flow). A passkey flagged as possibly cloned (its
+ * counter once went backwards) is refused until an admin clears the flag. Verify checks the assertion against the pending challenge, the sector's
  * relying party and the stored credential and counter, and refuses each failure
  * with its own reason. A passkey used without a password before it must verify
  * the user (biometric or PIN), which makes it a full sign-in on its own; in a
@@ -88,12 +90,12 @@ export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
     } else {
       const login = username ?? pendingPasskeyOf(tx)?.login;
       if (login !== undefined) {
+        // Before any factor, the answer must not tell accounts with passkeys from the others: no transports
+        // (a stand-in has none to report), and stand-ins where the login has no passkey.
         pending.login = login;
         const own = user ? await this.credentials.listForUser(scope.db, user.id) : [];
-        allow =
-          own.length > 0
-            ? own.map((c) => ({ type: 'public-key', id: c.credentialId, transports: c.transports }))
-            : [{ type: 'public-key', id: this.standInCredentialId(scope.route.sectorId, login), transports: ['hybrid', 'internal'] }];
+        const ids = own.length > 0 ? own.map((c) => c.credentialId) : [this.standInCredentialId(scope.route.sectorId, login)];
+        allow = ids.map((id) => ({ type: 'public-key', id, transports: [] }));
       }
     }
     const timeout = Math.min(this.config.transactionTtlSeconds, 300) * 1000;
@@ -137,6 +139,10 @@ export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
       expected,
     );
     if (!outcome.ok) return { ok: false, refusal: outcome.refusal };
+    // A passkey flagged as possibly cloned stays refused, whatever its counter now says, until an admin clears it.
+    if (credential.flaggedAt) {
+      return refuse(Reason.WEBAUTHN_CREDENTIAL_FLAGGED, 'This passkey was flagged as possibly cloned; an admin must clear it before it signs in again.');
+    }
     if (outcome.value.counterRegressed) {
       if (!(await this.credentials.flagClone(scope.db, credential.credentialId, tx.id, pending.challenge))) {
         // The challenge was used meanwhile (the sign-in it belonged to stored this counter): a replay that lost

@@ -5,6 +5,10 @@ export class CreateOtpRegistrationDto {
   @ApiProperty({ enum: ['email', 'sms', 'totp'] }) @IsIn(['email', 'sms', 'totp']) type: 'email' | 'sms' | 'totp';
   @ApiPropertyOptional({ description: 'An email address (email) or an E.164 number (sms); ignored for totp.' })
   @IsOptional() @IsString() @MaxLength(320) destination?: string;
+  @ApiPropertyOptional({
+    description: "The current password, when the caller adds a factor to their own account and the sign-in behind the access token is older than five minutes (else REAUTHENTICATION_REQUIRED).",
+  })
+  @IsOptional() @IsString() @MaxLength(1024) currentPassword?: string;
 }
 
 export class CreateOtpRegistrationResponse {

@@ -82,6 +82,8 @@ export class WebAuthnRegistrationBeginDto {
   @IsOptional() @IsString() @MaxLength(64) sectorID?: string;
   @ApiPropertyOptional({ description: `A name for the passkey, up to ${KEY_NAME_MAX} characters (default "Passkey").` })
   @IsOptional() @IsString() @MaxLength(KEY_NAME_MAX) keyName?: string;
+  @ApiPropertyOptional({ description: 'The current password: needed when the sign-in behind the access token is older than five minutes (else REAUTHENTICATION_REQUIRED).' })
+  @IsOptional() @IsString() @MaxLength(1024) currentPassword?: string;
 }
 
 export class RelyingPartyEntityResponse {
@@ -176,7 +178,9 @@ export class WebAuthnCredentialResponse {
   @ApiProperty({ type: [String] }) transports: string[];
   @ApiProperty({ description: 'Backed up (synced) as last reported by the authenticator.' }) backedUp: boolean;
   @ApiProperty({ description: 'Authenticator model (AAGUID, UUID form; zeros when the authenticator does not say).' }) aaguid: string;
-  @ApiProperty({ description: 'The signature counter once went backwards: the passkey may have been cloned.' }) cloneWarning: boolean;
+  @ApiProperty({ description: 'The signature counter once went backwards: the passkey may have been cloned (kept after the flag is cleared, as history).' }) cloneWarning: boolean;
+  @ApiProperty({ description: 'Flagged as possibly cloned: every sign-in with it is refused (WEBAUTHN_CREDENTIAL_FLAGGED) until an admin clears the flag.' }) flagged: boolean;
+  @ApiProperty({ type: 'string', format: 'int64', description: 'Unix seconds of the flag; "0" when not flagged.' }) flaggedAt: string;
 }
 
 export class ListWebAuthnCredentialsResponse {
