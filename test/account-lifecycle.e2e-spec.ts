@@ -234,7 +234,7 @@ describe('account lifecycle', () => {
     });
 
     it('uses MagicLinkURL as the link base when the sector sets one', async () => {
-      const other = await createSector(t, a.adminToken);
+      const other = await createSector(t, a.adminToken, undefined, { allowedOrigins: ['https://app.example.com'] });
       await putSettings(other, { MagicLinkLoginEnabled: true, MagicLinkURL: 'https://app.example.com/auth?x=1' });
       const { email } = await newUser('base', other);
       const seen = mailsTo(email);
@@ -311,10 +311,18 @@ describe('account lifecycle', () => {
       const seen = mailsTo(email);
       expect((await begin(sub, userToken)).status).toBe(200);
       const token = tokenOf(await mailTo(email, seen));
-      const moved = await t.http().put(`/api/v1/users/${sub}`).set(auth(userToken)).send({ profile: { email: uniqueEmail('moved') } });
+      // An email change deletes the links mailed to the old address.
+      const movedTo = uniqueEmail('moved');
+      const moved = await t.http().put(`/api/v1/users/${sub}`).set(auth(a.adminToken)).send({ profile: { email: movedTo } });
       expect(moved.status).toBe(200);
-      expectError(await finish(token), 400, 9, 'EMAIL_CHANGED');
+      expectError(await finish(token), 404, 5, 'LINK_INVALID');
       expect((await t.http().get(`/api/v1/users/${sub}`).set(auth(userToken))).body.emailVerified).toBe(false);
+      // A link that outlived a change (written straight in the database) still verifies nothing.
+      const seenAgain = mailsTo(movedTo);
+      expect((await begin(sub, userToken)).status).toBe(200);
+      const second = tokenOf(await mailTo(movedTo, seenAgain));
+      await tenantSql(t, a.tenantID, 'UPDATE users SET email = $2 WHERE id = $1', [sub, uniqueEmail('moved-again')]);
+      expectError(await finish(second), 400, 9, 'EMAIL_CHANGED');
     });
   });
 });

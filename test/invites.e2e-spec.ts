@@ -44,9 +44,9 @@ describe('invitations (users created without a password)', () => {
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
-  async function createSector(name: string, adminToken = a.adminToken): Promise<{ sectorID: string; name: string }> {
+  async function createSector(name: string, adminToken = a.adminToken, extra: Record<string, unknown> = {}): Promise<{ sectorID: string; name: string }> {
     const slug = uniqueSlug('inv');
-    const res = await t.http().post('/api/v1/sectors').set(auth(adminToken)).send({ name, slug, domain: `${slug}.example.com` });
+    const res = await t.http().post('/api/v1/sectors').set(auth(adminToken)).send({ name, slug, domain: `${slug}.example.com`, ...extra });
     if (res.status !== 200) throw new Error(`creating sector ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
     return { sectorID: res.body.sectorID, name: res.body.name };
   }
@@ -132,7 +132,7 @@ describe('invitations (users created without a password)', () => {
     });
 
     it("builds the link on the sector's MagicLinkURL when it is set", async () => {
-      const magic = await createSector('Magic Sector');
+      const magic = await createSector('Magic Sector', a.adminToken, { allowedOrigins: ['https://app.example.com'] });
       const settings = await putSettings(magic.sectorID, { MagicLinkURL: 'https://app.example.com/welcome' });
       expect(settings.MagicLinkURL).toBe('https://app.example.com/welcome');
       const email = uniqueEmail('magic');

@@ -199,8 +199,10 @@ describe('sector settings (operations 1 and 2)', () => {
       for (const bad of ['ftp://files.example.com', 'javascript:alert(1)', 'not a url', '/relative/path']) {
         expectWireError(await put(sectorID, a.adminToken, { MagicLinkURL: bad }), 400, 3, 'VALIDATION_FAILED', { fields: ['MagicLinkURL'] });
       }
+      // On one of the sector's allowed origins (test/security-outbound.e2e-spec.ts has the origin rules).
+      const own = await createSector(t, a.adminToken, undefined, { allowedOrigins: ['https://app.example.com', 'http://localhost:8080'] });
       for (const good of ['https://app.example.com/magic', 'http://localhost:8080', '']) {
-        const res = await put(sectorID, a.adminToken, { MagicLinkURL: good });
+        const res = await put(own, a.adminToken, { MagicLinkURL: good });
         expect({ status: res.status, v: res.body.MagicLinkURL }).toEqual({ status: 200, v: good });
       }
     });

@@ -29,6 +29,7 @@ function zeroProfile(sub: string, email: string) {
     website: '',
     email,
     emailVerified: false,
+    pendingEmail: '',
     gender: '',
     birthdate: '',
     zoneinfo: '',
@@ -620,8 +621,11 @@ describe('users (create, get, update, delete)', () => {
       expect((await putUser(T.adminToken, u.sub, { profile: { emailVerified: true, phoneNumber: '+14155550100', phoneNumberVerified: true } })).status).toBe(200);
       expect(await stored(u.sub)).toEqual(expect.objectContaining({ emailVerified: true, phoneNumberVerified: true }));
       const newEmail = uniqueEmail('changed');
-      expect((await putUser(u.token, u.sub, { profile: { email: newEmail } })).status).toBe(200);
-      expect(await stored(u.sub)).toEqual(expect.objectContaining({ email: newEmail, emailVerified: false, phoneNumberVerified: true }));
+      // The user's own change waits for the link mailed to the new address (security-account.e2e-spec.ts); an admin's applies at once.
+      expect((await putUser(u.token, u.sub, { profile: { email: newEmail } })).body).toEqual({ sub: u.sub, username: u.email, sectorID: S, pendingEmail: newEmail });
+      expect(await stored(u.sub)).toEqual(expect.objectContaining({ email: u.email, emailVerified: true, pendingEmail: newEmail }));
+      expect((await putUser(T.adminToken, u.sub, { profile: { email: newEmail } })).status).toBe(200);
+      expect(await stored(u.sub)).toEqual(expect.objectContaining({ email: newEmail, emailVerified: false, phoneNumberVerified: true, pendingEmail: '' }));
       // The new email is a login at once; the username stays.
       await t.login(newEmail, u.password, S);
       // A phone number change clears phoneNumberVerified the same way.

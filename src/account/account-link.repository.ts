@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../tenancy/tenant-db';
 
 /** What a single-use account link does. */
-export type AccountLinkKind = 'password-reset' | 'magic-link' | 'email-verification';
+export type AccountLinkKind = 'password-reset' | 'magic-link' | 'email-verification' | 'email-change';
 
 export interface AccountLink {
   userId: string;

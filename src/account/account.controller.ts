@@ -6,6 +6,7 @@ import { AuthResultResponse } from '../auth/dto/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
 import { AccountService } from './account.service';
 import {
+  EmailChangeConfirmedResponse,
   EmailVerificationSentResponse,
   EmailVerifiedResponse,
   ForgotPasswordDto,
@@ -74,5 +75,14 @@ export class AccountController {
   @ApiOkResponse({ type: EmailVerifiedResponse })
   verifyEmail(@Body() body: LinkTokenDto): Promise<EmailVerifiedResponse> {
     return this.accounts.finishEmailVerification(body.token);
+  }
+
+  @Public()
+  @Post('email/change/confirm')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Follow an email-change link: the new address becomes the user's email, verified (if it is still free in the sector)" })
+  @ApiOkResponse({ type: EmailChangeConfirmedResponse })
+  confirmEmailChange(@Body() body: LinkTokenDto): Promise<EmailChangeConfirmedResponse> {
+    return this.accounts.confirmEmailChange(body.token);
   }
 }

@@ -8,7 +8,7 @@ import { hashSecretToken } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { MessageKind, SectorMessages } from '../mail/sector-messages';
+import { SectorMessages } from '../mail/sector-messages';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
@@ -23,24 +23,29 @@ import { passwordViolation } from '../user/password-policy';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
 import { AccountLink, AccountLinkKind, AccountLinkRepository } from './account-link.repository';
-import { EmailVerificationSentResponse, EmailVerifiedResponse, ForgotPasswordDto, LinkSentResponse, ResetPasswordDto } from './dto/account.dto';
+import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from './account-links';
+import {
+  EmailChangeConfirmedResponse,
+  EmailVerificationSentResponse,
+  EmailVerifiedResponse,
+  ForgotPasswordDto,
+  LinkSentResponse,
+  ResetPasswordDto,
+} from './dto/account.dto';
 
-/** Email verification links live a day (a reset or sign-in link lives PasswordResetTimeoutMinutes). */
-export const EMAIL_VERIFICATION_HOURS = 24;
-
-const LINKS: Record<AccountLinkKind, { mail: MessageKind; path: string }> = {
-  'password-reset': { mail: 'passwordReset', path: '/reset-password' },
-  'magic-link': { mail: 'magicLink', path: '/magic-link' },
-  'email-verification': { mail: 'emailVerification', path: '/verify-email' },
-};
+/** A password reset removes the passkeys and one-time-code factors added within this many hours. */
+export const RESET_REMOVES_FACTORS_ADDED_WITHIN_HOURS = 24;
 
 const SENT: LinkSentResponse = { status: 'SENT' };
 
 /**
  * Account recovery and proof of address by mailed single-use links: password
  * reset, magic-link sign-in (begin; the finish is a sign-in step on the engine),
- * email verification. Requests that name an account by login answer the same
- * whether or not it exists, and are rate-limited per account and address alike.
+ * email verification, confirmation of a new email. Requests that name an account
+ * by login answer the same whether or not it exists, and are rate-limited per
+ * account and address alike. Recovery links (reset, magic link) go only to an
+ * address that is verified or was set by an admin of the sector, and work only
+ * while it is still the user's address.
  */
 @Injectable()
 export class AccountService {
@@ -69,9 +74,11 @@ export class AccountService {
 
   /**
    * Sets a new password from a reset link: the password policy first (a weak
-   * password does not use the link up), then in one transaction the link is used,
-   * the password set (raising the credential version and revoking every session)
-   * and the address marked verified; the user is then signed in through the engine.
+   * password does not use the link up), then in one transaction the link is used
+   * (only while its address is still the user's), the password set (raising the
+   * credential version and revoking every session), the address marked verified,
+   * and the passkeys and one-time-code factors added in the last 24 hours removed;
+   * the user is then signed in through the engine.
    */
   async resetPassword(dto: ResetPasswordDto, clientIp: string): Promise<AuthResultResponse> {
     const { db, tokenHash, link } = await this.pendingLink(dto.token, 'password-reset');
@@ -80,16 +87,21 @@ export class AccountService {
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    const used = await db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       const consumed = await this.links.consume(tx, tokenHash, 'password-reset', user.id);
-      if (!consumed) return false;
+      // A link mailed to an address the user no longer has proves nothing (the change also deletes it).
+      if (!consumed || !(await this.users.markEmailVerified(tx, user.id, consumed.email))) throw linkInvalid();
       await this.users.setPassword(tx, user.id, passwordHash, null, null);
-      await this.users.markEmailVerified(tx, user.id, consumed.email);
+      const removed = await this.users.removeRecentFactors(tx, user.id, RESET_REMOVES_FACTORS_ADDED_WITHIN_HOURS);
       // The link proved the user: they are the actor of their own reset.
-      await this.audit.record(tx, { type: 'password.reset', sectorId: user.sectorId, actor: { kind: 'user', id: user.id }, target: { kind: 'user', id: user.id } });
-      return true;
+      await this.audit.record(tx, {
+        type: 'password.reset',
+        sectorId: user.sectorId,
+        actor: { kind: 'user', id: user.id },
+        target: { kind: 'user', id: user.id },
+        details: { removedRecentPasskeys: removed.passkeys, removedRecentOtpFactors: removed.oneTimeCodeFactors },
+      });
     });
-    if (!used) throw linkInvalid();
     this.cache.forget(db.tenant, `u:${user.id}`);
     const scope = await this.scopes.byId(user.sectorId);
     const updated = await this.users.findById(scope.db, user.id);
@@ -138,36 +150,65 @@ export class AccountService {
     return { sub: link.userId, emailVerified: true };
   }
 
-  /** Counts the request (per account and address, known or not) and mails the link when the login names a user with an email. */
+  /**
+   * Follows an email-change link: in one transaction the link is used, the new
+   * address checked still free in the sector (EMAIL_TAKEN otherwise; the link then
+   * stays usable) and made the user's email, verified; what was mailed to the old
+   * address dies with it (`UserRepository.update`). The username stays as it is.
+   */
+  async confirmEmailChange(token: string): Promise<EmailChangeConfirmedResponse> {
+    const { db, tokenHash } = await this.pendingLink(token, 'email-change');
+    const confirmed = await db.transaction(async (tx) => {
+      const link = await this.links.consume(tx, tokenHash, 'email-change');
+      if (!link) throw linkInvalid();
+      const user = await this.users.findById(tx, link.userId);
+      if (!user) throw linkInvalid();
+      await this.users.lockSectorLogins(tx, user.sectorId);
+      if (await this.users.loginTaken(tx, user.sectorId, [link.email], user.id)) {
+        throw DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.');
+      }
+      await this.users.update(tx, user.id, { email: link.email, emailVerified: true, emailAdminSet: false });
+      // The link proved the user: they are the actor of their own change.
+      await this.audit.record(tx, {
+        type: 'user.updated',
+        sectorId: user.sectorId,
+        actor: { kind: 'user', id: user.id },
+        target: { kind: 'user', id: user.id },
+        details: { fields: ['email', 'emailVerified'], emailChangeConfirmed: true },
+      });
+      return { sub: user.id, email: link.email };
+    });
+    this.cache.forget(db.tenant, `u:${confirmed.sub}`);
+    return { ...confirmed, emailVerified: true };
+  }
+
+  /**
+   * Counts the request (per account and address, known or not) and mails the link
+   * when the login names a user whose email is verified or was set by an admin.
+   */
   private async mailLinkToLogin(scope: SectorScope, login: string, clientIp: string, kind: AccountLinkKind): Promise<void> {
     const user = await this.users.findByLogin(scope.db, scope.route.sectorId, login);
     await this.throttle.count({ tenantId: scope.route.tenant.id, sectorId: scope.route.sectorId, account: accountRef(user?.id, login), clientIp }, 'link');
-    if (!user || user.email === '') return;
+    if (!user || user.email === '' || !(user.emailVerified || user.emailAdminSet)) return;
     await this.mailLink(scope, user, kind);
   }
 
   /** Stores a new link of its kind (the user's earlier one dies) and queues its mail, in one transaction. */
   private async mailLink(scope: SectorScope, user: UserEntity, kind: AccountLinkKind): Promise<void> {
     const settings = await scope.settings();
-    const minutes = kind === 'email-verification' ? EMAIL_VERIFICATION_HOURS * 60 : Number(settings.passwordResetTimeoutMinutes);
+    const minutes = kind === 'email-verification' ? EMAIL_LINK_HOURS * 60 : Number(settings.passwordResetTimeoutMinutes);
     const token = newRoutedId(scope.route.tenant.id);
     const expiresAt = new Date(Date.now() + minutes * 60_000);
     await this.messages.inTransaction(scope, async (tx: TenantDb) => {
       await this.links.replace(tx, kind, user.id, user.email, hashSecretToken(token), expiresAt);
-      await this.messages.enqueue(tx, scope, LINKS[kind].mail, { email: user.email }, {
-        link: this.link(settings, kind, token),
+      await this.messages.enqueue(tx, scope, ACCOUNT_LINKS[kind].mail, { email: user.email }, {
+        link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS[kind].path, { token, type: kind }),
         email: user.email,
         username: user.username,
         expiresInMinutes: minutes,
         expiresInHours: Math.ceil(minutes / 60),
       });
     });
-  }
-
-  /** `<MagicLinkURL or PUBLIC_URL/<path>>?token=…&type=<kind>` (as invitation links, plus what the link is for). */
-  private link(settings: SectorSettingsEntity, kind: AccountLinkKind, token: string): string {
-    const base = settings.magicLinkUrl || `${this.config.publicUrl}${LINKS[kind].path}`;
-    return `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}&type=${kind}`;
   }
 
   /** The tenant database and the unexpired link of a token: LINK_INVALID when unknown (or used), LINK_EXPIRED when past its expiry. */

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { linkBase } from '../settings/magic-link-url';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
@@ -55,9 +57,26 @@ export type Recipient = { email: string } | { phone: string };
 @Injectable()
 export class SectorMessages {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mail: MailService,
     private readonly sectors: SectorRepository,
   ) {}
+
+  /**
+   * The URL a mailed link opens: the sector's MagicLinkURL where it is still
+   * allowed (https on PUBLIC_URL's origin or one of the sector's allowedOrigins;
+   * a stored value the rules no longer allow is not used), else
+   * `PUBLIC_URL<defaultPath>`; with `params` (the link's token, its type) added
+   * to the query.
+   */
+  async linkUrl(db: TenantDb, scope: SectorScope, defaultPath: string, params: Record<string, string>): Promise<string> {
+    const settings = await scope.settings();
+    const sector = await this.sectors.findById(db, scope.route.sectorId);
+    const base = linkBase(settings, this.config.publicUrl, defaultPath, sector?.allowedOrigins ?? [], this.config.nodeEnv === 'production');
+    const url = new URL(base);
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    return url.href;
+  }
 
   async enqueue(tx: TenantDb, scope: SectorScope, kind: MessageKind, to: Recipient, vars: TemplateVars): Promise<void> {
     const templates = TEMPLATES[kind];

@@ -138,7 +138,7 @@ export class TenantService {
           isDefault: true,
         });
         if (input.adminEmail !== undefined) {
-          await this.users.insert(tx, newUser({ sectorId, email: input.adminEmail, passwordHash: adminHash, isAdmin: true }));
+          await this.users.insert(tx, newUser({ sectorId, email: input.adminEmail, passwordHash: adminHash, isAdmin: true, emailAdminSet: true }));
         }
         return s;
       });

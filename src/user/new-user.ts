@@ -9,6 +9,8 @@ export interface NewUserInput {
   passwordHash: string | null;
   isAdmin: boolean;
   emailVerified?: boolean;
+  /** A signed-in admin of the sector chose the address (it may then receive recovery links unverified). */
+  emailAdminSet?: boolean;
 }
 
 /** A user row ready to insert; the username defaults to the email. */
@@ -22,5 +24,6 @@ export function newUser(input: NewUserInput): UserEntity {
   user.passwordHash = input.passwordHash;
   user.isAdmin = input.isAdmin;
   user.emailVerified = input.emailVerified ?? false;
+  user.emailAdminSet = (input.emailAdminSet ?? false) && user.email !== '';
   return user;
 }

@@ -54,15 +54,16 @@ export class UserController {
   @Put('users/:sub')
   @HttpCode(200)
   @Authenticated({ role: Role.USER_EDITOR, sectorFrom: 'userParam', transactionProof: true })
-  @ApiOperation({ summary: 'Update a user (admins, or the user by token or by a recent transactionID)' })
+  @ApiOperation({ summary: 'Update a user (admins, or the user by token or by a recent transactionID; email and phone need a recent sign-in, and a new own email waits for its link)' })
   @ApiOkResponse({ type: UpdateUserResponse })
   update(
     @CurrentPrincipal() caller: Principal,
     @TargetUser() target: TargetUserRef,
     @Body() body: UpdateUserDto,
     @Query() _query: UserAccessQuery,
+    @ClientIp() ip: string,
   ): Promise<UpdateUserResponse> {
-    return this.users.update(caller, target, body);
+    return this.users.update(caller, target, body, ip);
   }
 
   @Post('users/:sub/password')

@@ -16,6 +16,12 @@ export class UserEntity {
   @Column('text') username: string;
   @Column('text', { default: '' }) email: string;
   @Column('boolean', { name: 'email_verified', default: false }) emailVerified: boolean;
+  /**
+   * The email is one a signed-in admin of the sector set (at creation or later); any
+   * other change of the address clears it. Internal: recovery links go only to an
+   * address that is verified or admin-set.
+   */
+  @Column('boolean', { name: 'email_admin_set', default: false }) emailAdminSet: boolean;
   @Column('text', { default: '' }) name: string;
   /** bcrypt hash; null for a user who has no password (invited, passkey-only, social). */
   @Column('text', { name: 'password_hash', nullable: true }) passwordHash: string | null;

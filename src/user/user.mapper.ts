@@ -19,7 +19,8 @@ function address(a: UserAddress | null | undefined) {
   return out;
 }
 
-export function toUserProfile(u: UserEntity): UserProfileResponse {
+/** The profile on the wire; `pendingEmail` is the user's new address waiting for confirmation ('' when none). */
+export function toUserProfile(u: UserEntity, pendingEmail = ''): UserProfileResponse {
   return {
     sub: u.id,
     name: u.name,
@@ -33,6 +34,7 @@ export function toUserProfile(u: UserEntity): UserProfileResponse {
     website: u.website,
     email: u.email,
     emailVerified: u.emailVerified,
+    pendingEmail,
     gender: u.gender,
     birthdate: u.birthdate,
     zoneinfo: u.zoneinfo,

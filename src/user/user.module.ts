@@ -9,12 +9,13 @@ import { UserAuthStates } from './user-auth-states';
 import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
 import { StepUpService } from './step-up.service';
+import { AccountLinkRepository } from '../account/account-link.repository';
 
 /** Users of a sector: administration, profiles, invitations. */
 @Module({
   imports: [SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
-  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],
+  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService, AccountLinkRepository],
   exports: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],
 })
 export class UserModule {}

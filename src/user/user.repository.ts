@@ -30,6 +30,9 @@ const LOGIN_CONSTRAINTS = {
   users_sector_email_key: () => DomainError.alreadyExists(Reason.EMAIL_TAKEN, 'That email is already used in this sector.'),
 };
 
+/** The account links mailed to a user's address: they die when the address changes. */
+const LINKS_TO_THE_ADDRESS = ['password-reset', 'magic-link', 'email-verification', 'email-change'];
+
 /** Users of a tenant; every method takes the tenant's database handle first. */
 @Injectable()
 export class UserRepository {
@@ -89,18 +92,71 @@ export class UserRepository {
     return rows.length > 0;
   }
 
-  /** Applies `patch` in one UPDATE; a taken username or email is ALREADY_EXISTS. */
+  /**
+   * Applies `patch` in one UPDATE; a taken username or email is ALREADY_EXISTS.
+   * When the patch changes the email (case-insensitively), what was mailed to the
+   * old address dies with it, in the caller's transaction: the user's
+   * password-reset, magic-link, email-verification and email-change links, and a
+   * pending invitation's link (an admin resends it to the new address).
+   */
   async update(db: TenantDb, id: string, patch: Partial<UserEntity>): Promise<void> {
-    await translatingUniqueViolations(
-      () =>
-        db.manager
-          .createQueryBuilder()
-          .update(UserEntity)
-          .set({ ...patch, updatedAt: () => 'now()' } as never)
-          .where('id = :id', { id })
-          .execute(),
-      LOGIN_CONSTRAINTS,
+    const query = db.manager.createQueryBuilder().update(UserEntity);
+    if (patch.email !== undefined) {
+      await db.manager.query(
+        `DELETE FROM account_links l USING users u
+          WHERE u.id = $1 AND l.user_id = u.id AND l.kind = ANY($3) AND lower(u.email) <> lower($2)`,
+        [id, patch.email, LINKS_TO_THE_ADDRESS],
+      );
+    }
+    const set: Record<string, unknown> = { ...patch, updatedAt: () => 'now()' };
+    if (patch.email !== undefined && patch.inviteTokenHash === undefined) {
+      set.inviteTokenHash = () => 'CASE WHEN lower(email) <> lower(:newEmail) THEN NULL ELSE invite_token_hash END';
+      query.setParameter('newEmail', patch.email);
+    }
+    await translatingUniqueViolations(() => query.set(set as never).where('id = :id', { id }).execute(), LOGIN_CONSTRAINTS);
+  }
+
+  /**
+   * Locks the user's row for the rest of the caller's transaction and answers
+   * whether the user can sign in some way already: a password, a verified
+   * one-time-code factor, a passkey or a linked identity (only a pending
+   * invitation has none).
+   */
+  async lockAndHasSignInMethod(db: TenantDb, id: string): Promise<boolean> {
+    const [row] = await db.rows<{ has: boolean }>(
+      `SELECT (u.password_hash IS NOT NULL
+               OR EXISTS (SELECT 1 FROM otp_registrations o WHERE o.user_id = u.id AND o.verified_at IS NOT NULL)
+               OR EXISTS (SELECT 1 FROM webauthn_credentials w WHERE w.user_id = u.id)
+               OR EXISTS (SELECT 1 FROM linked_identities li WHERE li.user_id = u.id)) AS has
+         FROM users u WHERE u.id = $1 FOR UPDATE OF u`,
+      [id],
     );
+    return row?.has ?? false;
+  }
+
+  /** The address of the user's unexpired email-change link ('' when none): what waits for confirmation. */
+  async pendingEmail(db: TenantDb, id: string): Promise<string> {
+    const rows = await db.read<{ email: string }>(
+      `SELECT email FROM account_links WHERE user_id = $1 AND kind = 'email-change' AND expires_at > now()`,
+      [id],
+    );
+    return rows[0]?.email ?? '';
+  }
+
+  /**
+   * Removes the passkeys and one-time-code factors (verified or not) the user
+   * added in the last `hours` hours; answers how many of each. A password reset
+   * does this: a factor added by whoever held the account briefly must not outlive
+   * the owner's recovery.
+   */
+  async removeRecentFactors(db: TenantDb, id: string, hours: number): Promise<{ passkeys: number; oneTimeCodeFactors: number }> {
+    const [row] = await db.rows<{ passkeys: number; oneTimeCodeFactors: number }>(
+      `WITH w AS (DELETE FROM webauthn_credentials WHERE user_id = $1 AND created_at > now() - make_interval(hours => $2) RETURNING 1),
+            o AS (DELETE FROM otp_registrations WHERE user_id = $1 AND created_at > now() - make_interval(hours => $2) RETURNING 1)
+       SELECT (SELECT count(*) FROM w)::int AS passkeys, (SELECT count(*) FROM o)::int AS "oneTimeCodeFactors"`,
+      [id, hours],
+    );
+    return row;
   }
 
   async delete(db: TenantDb, id: string): Promise<boolean> {
@@ -174,14 +230,14 @@ export class UserRepository {
    * credential version goes up, so session-less access tokens from before
    * sessions stop working too (except `keepJti`, such a token that made the
    * change); earlier sign-ins stop proving self-access. A pending invitation
-   * link and a pending password-reset link die too.
+   * link and the user's password-reset and magic-link links die too.
    */
   async setPassword(db: TenantDb, id: string, passwordHash: string, keepJti: string | null, keepSessionId: string | null = null): Promise<void> {
     await db.manager.query(
       `WITH revoked AS (
               UPDATE sessions SET revoked_at = now()
                WHERE user_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $4::uuid RETURNING id),
-            links AS (DELETE FROM account_links WHERE user_id = $1 AND kind = 'password-reset' RETURNING 1)
+            links AS (DELETE FROM account_links WHERE user_id = $1 AND kind IN ('password-reset', 'magic-link') RETURNING 1)
        UPDATE users SET password_hash = $2, invite_token_hash = NULL, credential_version = credential_version + 1,
               kept_token_jti = $3, credentials_changed_at = now(), updated_at = now()
         WHERE id = $1`,
@@ -221,13 +277,18 @@ export class UserRepository {
 
   /**
    * Accepts an invitation in one conditional UPDATE: only while it is pending and
-   * unexpired, so a link works once. Returns the user id, or undefined.
+   * unexpired, so a link works once. The link was mailed to the address, so it is
+   * marked verified; like any password set, the user's password-reset and
+   * magic-link links die. Returns the user id, or undefined.
    */
   async acceptInvite(db: TenantDb, tokenHash: string, passwordHash: string): Promise<string | undefined> {
     const [first] = await db.rows<{ id: string }>(
-      `UPDATE users SET password_hash = $2, email_verified = true, invite_accepted_at = now(), invite_token_hash = NULL, updated_at = now()
-       WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now()
-       RETURNING id`,
+      `WITH accepted AS (
+              UPDATE users SET password_hash = $2, email_verified = true, invite_accepted_at = now(), invite_token_hash = NULL, updated_at = now()
+               WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now()
+               RETURNING id),
+            links AS (DELETE FROM account_links WHERE user_id IN (SELECT id FROM accepted) AND kind IN ('password-reset', 'magic-link') RETURNING 1)
+       SELECT id FROM accepted`,
       [tokenHash, passwordHash],
     );
     return first?.id;

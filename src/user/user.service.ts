@@ -34,6 +34,9 @@ import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
 import { UserRepository } from './user.repository';
 import { UserEntity } from './user.entity';
 import { AuditService } from '../audit/audit.service';
+import { AccountLinkRepository } from '../account/account-link.repository';
+import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from '../account/account-links';
+import { StepUpService } from './step-up.service';
 
 interface Invitation {
   token: string;
@@ -52,6 +55,8 @@ export class UserService {
     private readonly throttle: ThrottleService,
     private readonly audit: AuditService,
     private readonly cache: AuthStateCache,
+    private readonly stepUp: StepUpService,
+    private readonly links: AccountLinkRepository,
   ) {}
 
   /**
@@ -89,6 +94,7 @@ export class UserService {
       username: dto.username,
       passwordHash: dto.password !== undefined ? await this.hasher.hash(dto.password) : null,
       isAdmin: dto.isAdmin ?? false,
+      emailAdminSet: admin,
     });
     Object.assign(user, profilePatch({ ...dto.profile, email }));
     const invitation = dto.password === undefined ? this.newInvitation(scope, settings) : undefined;
@@ -125,24 +131,37 @@ export class UserService {
     return { users: items.map((u) => toUserListItem(u)), ...pageInfo(total, p) };
   }
 
+  /** The user's profile, with the new email waiting for confirmation (if any). */
   async get(target: TargetUserRef): Promise<UserProfileResponse> {
-    return toUserProfile(await this.requireUser(target.scope.db, target.id));
+    const [user, pendingEmail] = await Promise.all([this.requireUser(target.scope.db, target.id), this.users.pendingEmail(target.scope.db, target.id)]);
+    return toUserProfile(user, pendingEmail);
   }
 
   /**
    * Operation 8. `isAdmin` applies only with `setAdminExplicitly`; only admins grant
-   * or revoke admin; the verified flags are the admins' to set; an email (or phone)
-   * change clears its verified flag; the last admin of the default sector stays.
+   * or revoke admin; the verified flags are the admins' to set; the last admin of
+   * the default sector stays. Email and phone (docs/security.md, Step-up and
+   * Account recovery):
+   * - users changing their own need a recent authentication (never a transaction
+   *   proof); their new email waits, pending, until the link mailed to it is
+   *   followed (`confirmEmailChange`), their new phone applies unverified, and
+   *   their current address is told;
+   * - a signed-in admin over the sector changes another user's directly, and an
+   *   email an admin sets may receive recovery links unverified;
+   * - an API token changes them only for a user with no way to sign in yet (a
+   *   pending invitation), checked with the user's row locked;
+   * - any other email change clears its verified flag (a phone change too).
    */
-  async update(caller: Principal, target: TargetUserRef, dto: UpdateUserDto): Promise<UpdateUserResponse> {
-    const { db, route } = target.scope;
-    const user = await this.requireUser(db, target.id);
+  async update(caller: Principal, target: TargetUserRef, dto: UpdateUserDto, clientIp: string): Promise<UpdateUserResponse> {
+    const { scope } = target;
+    const user = await this.requireUser(scope.db, target.id);
     if (dto.sectorID !== undefined && dto.sectorID !== user.sectorId) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, Reason.SECTOR_MISMATCH, 'sectorID: users cannot be moved between sectors', {
         fieldViolations: [{ field: 'sectorID', description: "must be the user's own sector" }],
       });
     }
-    const admin = isUserAdminOver(caller, route);
+    const admin = isUserAdminOver(caller, scope.route);
+    const self = StepUpService.isSelf(caller, user.id);
     const patch = profilePatch(dto.profile, user.address);
     for (const flag of ['emailVerified', 'phoneNumberVerified'] as const) {
       if (patch[flag] !== undefined && !admin && patch[flag] !== user[flag]) {
@@ -150,26 +169,63 @@ export class UserService {
       }
     }
     const emailChanges = patch.email !== undefined && patch.email.toLowerCase() !== user.email.toLowerCase();
-    if (emailChanges && !(admin && dto.profile?.emailVerified !== undefined)) patch.emailVerified = false;
-    if (patch.phoneNumber !== undefined && patch.phoneNumber !== user.phoneNumber && !(admin && dto.profile?.phoneNumberVerified !== undefined)) {
-      patch.phoneNumberVerified = false;
+    const phoneChanges = patch.phoneNumber !== undefined && patch.phoneNumber !== user.phoneNumber;
+    if (emailChanges || phoneChanges) {
+      await this.stepUp.require(caller, target, { currentPassword: dto.currentPassword }, clientIp, 'change the email address or phone number');
     }
+    // The user's own new address waits for its link; anyone else's change applies now.
+    const pendingEmail = self && emailChanges ? patch.email : undefined;
+    if (pendingEmail !== undefined) delete patch.email;
+    if (emailChanges && pendingEmail === undefined) {
+      if (!(admin && dto.profile?.emailVerified !== undefined)) patch.emailVerified = false;
+      patch.emailAdminSet = admin;
+    }
+    if (phoneChanges && !(admin && dto.profile?.phoneNumberVerified !== undefined)) patch.phoneNumberVerified = false;
     const adminChange = dto.setAdminExplicitly === true && dto.isAdmin !== undefined && dto.isAdmin !== user.isAdmin;
     if (adminChange && !admin) {
       throw DomainError.permissionDenied('Only admins may grant or revoke admin rights.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
     }
-    await db.transaction(async (tx) => {
-      if (emailChanges) await this.assertLoginsFree(tx, user.sectorId, undefined, patch.email, user.id);
+    await this.messages.inTransaction(scope, async (tx) => {
+      if (caller.kind === 'apiToken' && (emailChanges || phoneChanges) && (await this.users.lockAndHasSignInMethod(tx, user.id))) {
+        throw DomainError.permissionDenied(
+          'An API token cannot change the email address or phone number of a user who can sign in (a password, a factor, a passkey or a linked identity); only of a pending invitation.',
+          Reason.FIELD_NOT_WRITABLE,
+        );
+      }
+      if (emailChanges) await this.assertLoginsFree(tx, user.sectorId, undefined, pendingEmail ?? patch.email, user.id);
       if (adminChange) {
         if (!dto.isAdmin) await this.assertNotLastAdmin(tx, user);
         patch.isAdmin = dto.isAdmin;
       }
       if (Object.keys(patch).length > 0) await this.users.update(tx, user.id, patch);
-      // The names of the stored fields the update sets, never their values.
-      await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { fields: Object.keys(patch).sort() } });
+      if (pendingEmail !== undefined) await this.mailEmailChange(tx, scope, user, pendingEmail);
+      if (self && (emailChanges || phoneChanges) && user.email !== '') {
+        const change = [emailChanges && 'email address', phoneChanges && 'phone number'].filter(Boolean).join(' and ');
+        await this.messages.enqueue(tx, scope, 'emailChangeNotice', { email: user.email }, { username: user.username, change });
+      }
+      // The names of the stored fields the update sets, never their values (the internal email trust flag aside).
+      const fields = Object.keys(patch).filter((f) => f !== 'emailAdminSet').sort();
+      const details = pendingEmail !== undefined ? { fields, emailChangePending: true } : { fields };
+      await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details });
     });
-    this.cache.forget(route.tenant, `u:${user.id}`);
-    return { sub: user.id, username: user.username, sectorID: user.sectorId };
+    this.cache.forget(scope.route.tenant, `u:${user.id}`);
+    const response: UpdateUserResponse = { sub: user.id, username: user.username, sectorID: user.sectorId };
+    if (pendingEmail !== undefined) response.pendingEmail = pendingEmail;
+    return response;
+  }
+
+  /** Stores the user's email-change link (replacing an earlier one) and mails it to the new address, in the caller's transaction. */
+  private async mailEmailChange(tx: TenantDb, scope: SectorScope, user: UserEntity, email: string): Promise<void> {
+    const settings = await scope.settings();
+    const token = newRoutedId(scope.route.tenant.id);
+    const expiresAt = new Date(Date.now() + EMAIL_LINK_HOURS * 3_600_000);
+    await this.links.replace(tx, 'email-change', user.id, email, hashSecretToken(token), expiresAt);
+    await this.messages.enqueue(tx, scope, 'emailChange', { email }, {
+      link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS['email-change'].path, { token, type: 'email-change' }),
+      email,
+      username: user.username,
+      expiresInHours: EMAIL_LINK_HOURS,
+    });
   }
 
   /**
@@ -241,15 +297,10 @@ export class UserService {
     return { token, tokenHash: hashSecretToken(token), expiresAt: new Date(Date.now() + hours * 3_600_000) };
   }
 
-  /** The invite link: MagicLinkURL of the sector, else PUBLIC_URL/invite, with the token as a query parameter. */
-  inviteLink(settings: SectorSettingsEntity, token: string): string {
-    const base = settings.magicLinkUrl || `${this.config.publicUrl}/invite`;
-    return `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
-  }
-
-  private enqueueInvite(tx: TenantDb, scope: SectorScope, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
+  /** Queues the invitation mail: its link is the sector's MagicLinkURL (where allowed), else PUBLIC_URL/invite, with the token. */
+  private async enqueueInvite(tx: TenantDb, scope: SectorScope, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
     return this.messages.enqueue(tx, scope, 'invite', { email: user.email }, {
-      link: this.inviteLink(settings, invitation.token),
+      link: await this.messages.linkUrl(tx, scope, '/invite', { token: invitation.token }),
       email: user.email,
       username: user.username,
       expiresInHours: Number(settings.inviteExpirationHours),

@@ -4,14 +4,15 @@ import { ApiError } from '../api/client';
 import { ADDRESS_FIELDS, PROFILE_FIELDS } from '../api/profileFields';
 import { Button, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../ui';
 import { accountApi, type Address, type UserProfile } from './accountApi';
+import { useStepUp } from './StepUp';
 
-type ProfileForm = Omit<UserProfile, 'sub' | 'emailVerified' | 'phoneNumberVerified' | 'updatedAt' | 'createdAt'>;
+type ProfileForm = Omit<UserProfile, 'sub' | 'emailVerified' | 'pendingEmail' | 'phoneNumberVerified' | 'updatedAt' | 'createdAt'>;
 
 /** The claims edited below the email and phone number (those two have their own fields and verification). */
 const FIELDS = PROFILE_FIELDS.filter((f) => f.key !== 'email' && f.key !== 'phoneNumber');
 
 function toForm(p: UserProfile): ProfileForm {
-  const { sub: _s, emailVerified: _e, phoneNumberVerified: _p, updatedAt: _u, createdAt: _c, ...rest } = p;
+  const { sub: _s, emailVerified: _e, pendingEmail: _pe, phoneNumberVerified: _p, updatedAt: _u, createdAt: _c, ...rest } = p;
   return rest;
 }
 
@@ -19,7 +20,11 @@ function VerifiedBadge({ verified }: { verified: boolean }) {
   return <span className={verified ? 'badge badge-ok' : 'badge badge-warn'}>{verified ? 'Verified' : 'Not verified'}</span>;
 }
 
-/** Profile (PUT merge: only changed fields are sent), with the email and phone verification state. */
+/**
+ * Profile (PUT merge: only changed fields are sent), with the email and phone
+ * verification state. Changing the email or phone number needs a recent sign-in
+ * (step-up); a new email waits until the link mailed to it is followed.
+ */
 export function ProfileSection({ sub }: { sub: string }) {
   const toast = useToast();
   const client = useQueryClient();
@@ -27,8 +32,8 @@ export function ProfileSection({ sub }: { sub: string }) {
   return (
     <Section title="Profile" id="profile">
       {query.isPending ? <Loading /> : query.isError ? <ErrorMessage error={query.error} /> : (
-        <ProfileForm key={query.data.updatedAt} sub={sub} profile={query.data} onSaved={() => {
-          toast('Profile saved.');
+        <ProfileForm key={`${query.data.updatedAt}:${query.data.pendingEmail ?? ''}`} sub={sub} profile={query.data} onSaved={(pendingEmail) => {
+          toast(pendingEmail ? `Profile saved. We sent a link to ${pendingEmail}: follow it to switch to that address.` : 'Profile saved.');
           void client.invalidateQueries({ queryKey: ['account', sub, 'profile'] });
         }} />
       )}
@@ -36,8 +41,9 @@ export function ProfileSection({ sub }: { sub: string }) {
   );
 }
 
-function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProfile; onSaved(): void }) {
+function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProfile; onSaved(pendingEmail?: string): void }) {
   const toast = useToast();
+  const withStepUp = useStepUp();
   const { register, handleSubmit, formState } = useForm<ProfileForm>({ defaultValues: toForm(profile) });
   const save = useMutation({
     mutationFn: (values: ProfileForm) => {
@@ -51,9 +57,9 @@ function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProf
           changed.address = address;
         } else changed[key] = values[key];
       }
-      return accountApi.updateProfile(sub, changed);
+      return withStepUp(() => accountApi.updateProfile(sub, changed));
     },
-    onSuccess: onSaved,
+    onSuccess: (result) => onSaved(result.pendingEmail),
   });
   const verify = useMutation({
     mutationFn: () => accountApi.sendEmailVerification(sub),
@@ -72,6 +78,11 @@ function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProf
           {(p) => <TextInput {...p} type="tel" autoComplete="tel" {...register('phoneNumber')} />}
         </Field>
       </div>
+      {profile.pendingEmail ? (
+        <p className="notice" role="status">
+          Pending: {profile.pendingEmail} — check your inbox and follow the link we sent there. Until then your email stays {profile.email || 'unset'}.
+        </p>
+      ) : null}
       {profile.email && !profile.emailVerified ? (
         <div className="actions">
           <Button onClick={() => verify.mutate()} busy={verify.isPending}>Send a verification link to my email</Button>

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
+import { StepUpProvider } from '../account/StepUp';
 import { useAuth } from '../auth/AuthContext';
 import { Button, EmptyState, Loading, Page, Select } from '../ui';
 import './admin.css';
@@ -94,9 +95,12 @@ function AdminLayout() {
           </Button>
         </div>
       </header>
-      <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
-        <Outlet />
-      </Suspense>
+      {/* An admin editing their own account here needs a recent sign-in like on the account page. */}
+      <StepUpProvider sub={me?.sub ?? ''}>
+        <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
+          <Outlet />
+        </Suspense>
+      </StepUpProvider>
     </>
   );
 }

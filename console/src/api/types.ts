@@ -22,6 +22,8 @@ export interface UserProfile {
   website: string;
   email: string;
   emailVerified: boolean;
+  /** The user's new email waiting for confirmation by the link mailed to it ('' when none). */
+  pendingEmail?: string;
   gender: string;
   birthdate: string;
   zoneinfo: string;

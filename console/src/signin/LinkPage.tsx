@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { accountApi } from '../account/accountApi';
 import { ApiError } from '../api/client';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
@@ -7,27 +8,30 @@ import { signInApi, useSignInContext, type AuthResult } from './flow';
 import { PublicShell } from './PublicShell';
 import { sectorLink, useFinishSignIn } from './SignInPage';
 
-type LinkType = 'invitation' | 'password-reset' | 'magic-link' | 'email-verification';
+type LinkType = 'invitation' | 'password-reset' | 'magic-link' | 'email-verification' | 'email-change';
 
 const TITLES: Record<LinkType, string> = {
   invitation: 'Accept your invitation',
   'password-reset': 'Choose a new password',
   'magic-link': 'Sign in with your link',
   'email-verification': 'Verify your email address',
+  'email-change': 'Confirm your new email address',
 };
+
+const LINK_TYPES: readonly string[] = ['password-reset', 'magic-link', 'email-verification', 'email-change'];
 
 /**
  * The page the service's mails link to when the sector's MagicLinkURL points at
  * `/account/link`: `?token=…` (an invitation), `&type=password-reset`,
- * `&type=magic-link` or `&type=email-verification`. Nothing is used up until the
- * user acts (mail scanners that open links do no harm).
+ * `&type=magic-link`, `&type=email-verification` or `&type=email-change`. Nothing
+ * is used up until the user acts (mail scanners that open links do no harm).
  */
 export function LinkPage() {
   const [params] = useSearchParams();
   const { sectorID } = useSignInContext();
   const token = params.get('token') ?? '';
   const rawType = params.get('type') ?? '';
-  const type: LinkType = rawType === 'password-reset' || rawType === 'magic-link' || rawType === 'email-verification' ? rawType : 'invitation';
+  const type: LinkType = LINK_TYPES.includes(rawType) ? (rawType as LinkType) : 'invitation';
   const finish = useFinishSignIn('account', '/account');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -35,6 +39,7 @@ export function LinkPage() {
   const { busy, error, run } = useAsyncAction();
   const [pending, setPending] = useState<AuthResult | null>(null);
   const [verified, setVerified] = useState(false);
+  const [changedTo, setChangedTo] = useState('');
 
   const handle = async (result: AuthResult) => {
     if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
@@ -52,6 +57,7 @@ export function LinkPage() {
       if (type === 'invitation') await handle(await signInApi.acceptInvite({ token, password }));
       else if (type === 'password-reset') await handle(await signInApi.reset({ token, newPassword: password }));
       else if (type === 'magic-link') await handle(await signInApi.magicFinish({ token }));
+      else if (type === 'email-change') setChangedTo((await accountApi.confirmEmailChange(token)).email);
       else {
         await signInApi.verifyEmail({ token });
         setVerified(true);
@@ -85,6 +91,15 @@ export function LinkPage() {
     );
   }
 
+  if (changedTo) {
+    return (
+      <PublicShell title="Email address changed">
+        <p className="notice success" role="status">Your email address is now {changedTo}, and it is verified.</p>
+        <p><Link to={sectorLink('/account/sign-in', sectorID)}>Go to your account</Link></p>
+      </PublicShell>
+    );
+  }
+
   const policy = error instanceof ApiError ? error.violation('password') ?? error.violation('newPassword') : undefined;
   const linkDead = error instanceof ApiError && ['INVITE_NOT_FOUND', 'INVITE_EXPIRED', 'LINK_INVALID', 'LINK_EXPIRED'].includes(error.reason ?? '');
 
@@ -94,6 +109,7 @@ export function LinkPage() {
         {type === 'invitation' ? <p>Welcome! Choose a password to finish setting up your account.</p> : null}
         {type === 'magic-link' ? <p>Press the button to sign in on this device.</p> : null}
         {type === 'email-verification' ? <p>Press the button to confirm that this email address is yours.</p> : null}
+        {type === 'email-change' ? <p>Press the button to make this address the email of your account.</p> : null}
         {!policy ? <ErrorMessage error={error} /> : null}
         {linkDead ? (
           <p>
@@ -111,7 +127,7 @@ export function LinkPage() {
           </>
         ) : null}
         <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={linkDead || ((type === 'invitation' || type === 'password-reset') && !password)}>
-          {type === 'invitation' ? 'Set password and sign in' : type === 'password-reset' ? 'Save password and sign in' : type === 'magic-link' ? 'Sign in' : 'Verify my email address'}
+          {type === 'invitation' ? 'Set password and sign in' : type === 'password-reset' ? 'Save password and sign in' : type === 'magic-link' ? 'Sign in' : type === 'email-change' ? 'Use this email address' : 'Verify my email address'}
         </Button>
       </form>
     </PublicShell>

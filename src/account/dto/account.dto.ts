@@ -33,3 +33,9 @@ export class EmailVerifiedResponse {
   @ApiProperty() sub: string;
   @ApiProperty() emailVerified: boolean;
 }
+
+export class EmailChangeConfirmedResponse {
+  @ApiProperty() sub: string;
+  @ApiProperty({ description: "The user's email address: the one the link confirmed." }) email: string;
+  @ApiProperty() emailVerified: boolean;
+}

@@ -15,8 +15,9 @@ export interface MagicLinkProof {
  * factor (MAGIC_LINK), like a password — where MFA applies the policy asks for the
  * second factor after it. The link is used (deleted) by the step that accepts it,
  * only while unexpired and only for the user it names, so of concurrent uses
- * exactly one signs in; it also proves the address, which is marked verified when
- * it is still the user's.
+ * exactly one signs in. A link mailed to an address that is no longer the user's
+ * proves nothing (the change also deletes it); otherwise it proves the address,
+ * which is marked verified.
  */
 @Injectable()
 export class MagicLinkStrategy implements FactorStrategy<MagicLinkProof> {
@@ -32,7 +33,7 @@ export class MagicLinkStrategy implements FactorStrategy<MagicLinkProof> {
   async verify(state: StepState, proof: MagicLinkProof): Promise<Verdict> {
     if (!state.user) return { ok: false };
     const link = await this.links.consume(state.scope.db, proof.tokenHash, 'magic-link', state.user.id);
-    if (!link) return { ok: false };
+    if (!link || link.email.toLowerCase() !== state.user.email.toLowerCase()) return { ok: false };
     const userId = state.user.id;
     return {
       ok: true,

@@ -63,6 +63,7 @@ export class UserProfileResponse {
   @ApiProperty() website: string;
   @ApiProperty() email: string;
   @ApiProperty() emailVerified: boolean;
+  @ApiProperty({ description: "The user's new email address waiting for confirmation by the link mailed to it ('' when none)." }) pendingEmail: string;
   @ApiProperty() gender: string;
   @ApiProperty() birthdate: string;
   @ApiProperty() zoneinfo: string;
@@ -90,12 +91,22 @@ export class UpdateUserDto {
   @IsOptional() @IsString() sectorID?: string;
   @ApiPropertyOptional({ description: 'Desired admin state; applied only with setAdminExplicitly.' }) @IsOptional() @IsBoolean() isAdmin?: boolean;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() setAdminExplicitly?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Users changing their own email or phone number: the current password, when their sign-in is older than five minutes (never stored or logged).',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  currentPassword?: string;
 }
 
 export class UpdateUserResponse {
   @ApiProperty() sub: string;
   @ApiProperty() username: string;
   @ApiProperty() sectorID: string;
+  @ApiPropertyOptional({ description: 'After users change their own email: the new address, waiting until the link mailed to it is followed.' })
+  pendingEmail?: string;
 }
 
 export class UserRefResponse {

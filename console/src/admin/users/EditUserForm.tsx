@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../../ui';
+import { useStepUp } from '../../account/StepUp';
 import { usersApi } from '../adminApi';
 import type { UserProfile } from '../types';
 import { formatTime } from '../util';
@@ -42,9 +43,10 @@ function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean
   const toast = useToast();
   const queryClient = useQueryClient();
   const [showMore, setShowMore] = useState(false);
+  const withStepUp = useStepUp();
   const { register, handleSubmit, setError, formState: { errors, dirtyFields, isDirty } } = useForm<Values>({ defaultValues: toValues(user, isAdmin) });
   const save = useMutation({
-    mutationFn: (v: Values) => usersApi.update(user.sub, toBody(v, dirtyFields as Dirty)),
+    mutationFn: (v: Values) => withStepUp(() => usersApi.update(user.sub, toBody(v, dirtyFields as Dirty))),
     onSuccess: () => {
       toast('User updated.');
       void queryClient.invalidateQueries({ queryKey: ['users'] });
