@@ -4,11 +4,18 @@
  * enough to cache its state; the change is made through instance A (or by hand in
  * SQL, bypassing every service) and B must refuse the credential as soon as the
  * commit's notification arrives. Also: B keeps refusing correctly while its
- * listener is down (it reads through), and the cache is really used (hits).
+ * listener is down (it reads through), and the cache is really used (hits); and a
+ * listener whose connection goes silently dead (nothing closes it, nothing arrives)
+ * is given up by its heartbeat, long before the entries' TTL.
  */
+import { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { withDatabase } from '../src/database/data-source-options';
+import { createApp } from '../src/main';
 import { AuthStateCache } from '../src/tenancy/auth-state-cache';
 import { createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { startSilencingProxy, SilencingProxy } from './support/silencing-proxy';
+import { serverUrl, startTestApp, testConfig, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
 
 /** How long the refusal may take to reach the other instance here (notification delivery; typically a few ms). */
@@ -176,5 +183,104 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
     await refusedOnB(() => introspectOn(b, user.token), 401, 'TOKEN_INVALID');
     const other = await newUser();
     await warm(() => introspectOn(b, other.token));
+  });
+});
+
+describe('authorization-state cache: a listener whose connection dies silently', () => {
+  /** Heartbeat interval of instance B here; its entries' TTL is ten minutes, so only the heartbeat can end its trust. */
+  const HEARTBEAT_MS = 200;
+  let a: TestApp;
+  let proxy: SilencingProxy;
+  let b: INestApplication;
+  let bHttp: () => request.Agent;
+  let tenant: ProvisionedTenant;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    // Instance B reaches the database server (main and tenant databases) only through the proxy.
+    proxy = await startSilencingProxy(serverUrl());
+    const url = withDatabase(proxy.url(serverUrl()), a.databaseName);
+    b = await createApp(testConfig(url, { AUTH_CACHE_HEARTBEAT_MS: String(HEARTBEAT_MS), AUTH_CACHE_TTL_MS: '600000' }), url);
+    await b.listen(0, '127.0.0.1');
+    const baseUrl = `http://127.0.0.1:${(b.getHttpServer().address() as { port: number }).port}`;
+    bHttp = () => request.agent(baseUrl);
+    tenant = await provisionTenant(a);
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await proxy?.close();
+    await a?.close();
+  });
+
+  const cacheOfB = () => b.get(AuthStateCache);
+  const newApiToken = async (name: string) => {
+    const created = await a.http().post(`/api/v1/sectors/${tenant.rootSectorID}/tokens`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ name }).expect(200);
+    return { token: created.body.token as string, id: created.body.apiToken.id as string };
+  };
+  const revoke = (id: string) => a.http().delete(`/api/v1/sectors/${tenant.rootSectorID}/tokens/${id}`).set('Authorization', `Bearer ${tenant.adminToken}`).expect(200);
+  const listOnB = (token: string) => bHttp().get(`/api/v1/sectors/${tenant.rootSectorID}/users`).set('Authorization', `Bearer ${token}`);
+
+  /** Serves the token on B until B answers it from its cache. */
+  async function warmOnB(token: string): Promise<void> {
+    await eventually(
+      async () => {
+        const before = cacheOfB().hits;
+        expect((await listOnB(token)).status).toBe(200);
+        return cacheOfB().hits > before;
+      },
+      10_000,
+      'a cache hit on instance B',
+    );
+  }
+
+  it('keeps caching while the heartbeats come back', async () => {
+    const { token } = await newApiToken('beating');
+    await warmOnB(token);
+    const listening = cacheOfB().listening;
+    expect(listening).toBeGreaterThan(0);
+    // Many heartbeat intervals later the listener is still the live one and still serves hits.
+    const hits = cacheOfB().hits;
+    await eventually(async () => {
+      expect((await listOnB(token)).status).toBe(200);
+      return cacheOfB().hits >= hits + 20;
+    }, 10_000);
+    expect(cacheOfB().listening).toBe(listening);
+  });
+
+  it('refuses a token revoked through the other instance once the heartbeat finds the listener dead, not at the TTL', async () => {
+    const { token, id } = await newApiToken('silenced');
+    await warmOnB(token);
+    expect(proxy.silence('iam-auth-listener')).toBeGreaterThan(0);
+    await revoke(id);
+    // B never hears the notification; its heartbeat stops coming back, B gives the listener up,
+    // drops what it cached and reads the database: the token is refused within a few heartbeat
+    // intervals (TTL here: ten minutes).
+    await eventually(
+      async () => {
+        const res = await listOnB(token);
+        if (res.status !== 401) return false;
+        expect(res.body.details?.[0]?.reason).toBe('TOKEN_INVALID');
+        return true;
+      },
+      20 * HEARTBEAT_MS + 5_000,
+      'the refusal on instance B',
+    );
+  });
+
+  it('listens again on a new connection, and hears revocations on it', async () => {
+    const { token, id } = await newApiToken('after');
+    // A new listener is admitted after the retry pause; the new connection is carried normally.
+    await eventually(
+      async () => {
+        const before = cacheOfB().hits;
+        expect((await listOnB(token)).status).toBe(200);
+        return cacheOfB().listening > 0 && cacheOfB().hits > before;
+      },
+      20_000,
+      'caching on a new listener of instance B',
+    );
+    await revoke(id);
+    await eventually(async () => (await listOnB(token)).status === 401, 3_000, 'the refusal on instance B');
   });
 });

@@ -3,9 +3,11 @@
  * credentials never, introspection excluded, nothing for other origins, new
  * origins seen by every instance at once), the usual security headers with a
  * content security policy the docs UI works under, and `Cache-Control: no-store`
- * on every API response.
+ * on every API response — decided by the path as the router matches it (in any
+ * case), never by its spelling.
  */
 import { chromium } from 'playwright-core';
+import { IntrospectionFastPath } from '../src/introspection/introspection-fast-path';
 import { createSector, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -67,6 +69,22 @@ describe('browser-facing HTTP', () => {
       expect((await t.http().get('/healthz').set('Origin', ALLOWED)).headers['access-control-allow-origin']).toBeUndefined();
     });
 
+    it('leaves introspection out in any case of its path, as the router matches it', async () => {
+      for (const path of ['/api/v1/Introspect', '/API/V1/INTROSPECT']) {
+        expect({ path, acao: (await preflight(t, path, ALLOWED)).headers['access-control-allow-origin'] }).toEqual({ path, acao: undefined });
+        const intro = await t.http().post(path).set('Origin', ALLOWED).set('Authorization', `Bearer ${tenant.adminToken}`).send({ token: tenant.adminToken });
+        expect({ path, status: intro.status, acao: intro.headers['access-control-allow-origin'], cache: intro.headers['cache-control'] }).toEqual({
+          path,
+          status: 200,
+          acao: undefined,
+          cache: 'no-store',
+        });
+      }
+      // While an API route in any case is a browser route like its lower-case spelling.
+      const res = await preflight(t, '/API/V1/Login/Password', ALLOWED);
+      expect({ status: res.status, acao: res.headers['access-control-allow-origin'] }).toEqual({ status: 204, acao: ALLOWED });
+    });
+
     it("a new sector's origin is allowed at once on this instance and, through the directory's change notice, on another", async () => {
       const other = await startTestApp({ databaseName: t.databaseName });
       try {
@@ -107,6 +125,27 @@ describe('browser-facing HTTP', () => {
       const error = await t.http().get('/api/v1/sectors');
       expect({ status: error.status, cache: error.headers['cache-control'] }).toEqual({ status: 401, cache: 'no-store' });
       expect((await t.http().get('/.well-known/jwks.json')).headers['cache-control']).not.toBe('no-store');
+    });
+
+    it('marks API responses no-store whatever the case of their path (the router matches any)', async () => {
+      const login = await t.http().post('/API/V1/Login/Password').send({ username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
+      expect({ status: login.status, cache: login.headers['cache-control'] }).toEqual({ status: 200, cache: 'no-store' });
+      const sub = JSON.parse(Buffer.from(String(login.body.token).split('.')[1], 'base64url').toString()).sub;
+      for (const path of [`/API/V1/USERS/${sub}`, `/Api/v1/Users/${sub}`]) {
+        const res = await t.http().get(path).set('Authorization', `Bearer ${login.body.token}`);
+        expect({ path, status: res.status, cache: res.headers['cache-control'], sub: res.body.sub }).toEqual({ path, status: 200, cache: 'no-store', sub });
+      }
+      const error = await t.http().get('/API/V1/SECTORS');
+      expect({ status: error.status, cache: error.headers['cache-control'] }).toEqual({ status: 401, cache: 'no-store' });
+    });
+
+    it('answers introspection on its fast path in any case of the path, like the router', async () => {
+      const fast = t.app.get(IntrospectionFastPath);
+      for (const path of ['/api/v1/introspect', '/API/V1/Introspect']) {
+        const before = fast.served;
+        const res = await t.http().post(path).set('Authorization', `Bearer ${tenant.adminToken}`).send({ token: tenant.adminToken });
+        expect({ path, status: res.status, cache: res.headers['cache-control'], fast: fast.served - before }).toEqual({ path, status: 200, cache: 'no-store', fast: 1 });
+      }
     });
 
     it('the docs UI renders in a real browser under the content security policy, with no violation', async () => {

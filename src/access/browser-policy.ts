@@ -1,5 +1,5 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import { headerValue, IncomingRequest } from '../common/http/request';
+import { headerValue, IncomingRequest, routingPath } from '../common/http/request';
 import { DirectoryChanges } from '../tenancy/directory-changes';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 
@@ -17,7 +17,11 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
 const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate';
 const PREFLIGHT_MAX_AGE = '600';
 
-/** Routes a browser calls on behalf of a sector's users: the API, but not introspection (a backend-to-backend call). */
+/**
+ * Routes a browser calls on behalf of a sector's users: the API, but not
+ * introspection (a backend-to-backend call). `path` is the routing path
+ * (lower-cased, decoded), so `/API/V1/Introspect` is left out like the route it reaches.
+ */
 function isBrowserRoute(path: string): boolean {
   return path.startsWith('/api/v1/') && !path.startsWith('/api/v1/introspect');
 }
@@ -86,7 +90,8 @@ export class BrowserPolicyMiddleware implements NestMiddleware {
 
   /** Sets the headers; true when it answered the request itself (a preflight). */
   private async apply(req: IncomingRequest, res: PolicyResponse): Promise<boolean> {
-    const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+    // The path as the router matches it (any case, Fastify also decoded), not as sent.
+    const path = routingPath(req.originalUrl ?? req.url);
     if (path.startsWith('/api/v1/')) res.setHeader('Cache-Control', 'no-store');
     const origin = headerValue(req, 'origin');
     if (!origin || !isBrowserRoute(path)) return false;

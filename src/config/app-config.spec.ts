@@ -13,6 +13,13 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBeUndefined();
   });
 
+  it('takes the authorization-cache heartbeat interval (5 s by default) and refuses one out of range', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).authCacheHeartbeatMs).toBe(5000);
+    expect(loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_HEARTBEAT_MS: '200' }).authCacheHeartbeatMs).toBe(200);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_HEARTBEAT_MS: '10' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_HEARTBEAT_MS: 'soon' })).toThrow('AUTH_CACHE_HEARTBEAT_MS');
+  });
+
   it('generates a development master key once and reuses it', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });
@@ -20,6 +27,11 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dir, 'master.key'), 'utf8').trim()).toBe(first.masterKey);
     expect(loadConfig({ DATA_DIR: dir }).masterKey).toBe(first.masterKey);
     expect(first.masterKeys).toEqual([first.masterKey]);
+  });
+
+  it('reads OAUTH_ENDPOINT_HOSTS as lowercase host names (none by default)', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).oauthEndpointHosts).toEqual([]);
+    expect(loadConfig({ DATA_DIR: dataDir(), OAUTH_ENDPOINT_HOSTS: ' Login.Example.com, keys.example.com,,login.example.com ' }).oauthEndpointHosts).toEqual(['login.example.com', 'keys.example.com']);
   });
 
   describe('master keys', () => {
@@ -95,6 +107,10 @@ describe('loadConfig', () => {
     [{ BOOTSTRAP_ADMIN_PASSWORD: 'short' }, 'BOOTSTRAP_ADMIN_PASSWORD'],
     [{ BCRYPT_COST: '3' }, 'BCRYPT_COST'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
+    [{ OAUTH_ENDPOINT_HOSTS: 'https://idp.example.com' }, 'OAUTH_ENDPOINT_HOSTS'],
+    [{ OAUTH_ENDPOINT_HOSTS: 'idp.example.com:443' }, 'OAUTH_ENDPOINT_HOSTS'],
+    [{ OAUTH_ENDPOINT_HOSTS: 'idp.example.com/path' }, 'OAUTH_ENDPOINT_HOSTS'],
+    [{ OAUTH_ENDPOINT_HOSTS: '10.0.0.1' }, 'OAUTH_ENDPOINT_HOSTS'],
   ])('refuses %j naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -36,6 +36,11 @@ export interface AppConfig {
   oauthGithubApiBaseUrl: string;
   oauthAppleBaseUrl: string;
   oauthGoogleIssuer: string;
+  /**
+   * Hosts an OpenID provider's discovered endpoints (authorization, token, user
+   * info, keys) may sit on besides the issuer's own host (lowercase host names).
+   */
+  oauthEndpointHosts: string[];
   bootstrapAdminEmail: string;
   bootstrapAdminPassword: string | undefined;
   bcryptCost: number;
@@ -55,6 +60,11 @@ export interface AppConfig {
   authCacheDatabases: number;
   /** How long a cached authorization state is trusted at most, notifications aside. */
   authCacheTtlMs: number;
+  /**
+   * How often each live listener sends itself a heartbeat notification; one that
+   * hears nothing for two intervals is treated as failed (its cache dropped).
+   */
+  authCacheHeartbeatMs: number;
   transactionTtlSeconds: number;
   shutdownTimeoutMs: number;
   /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
@@ -229,6 +239,19 @@ function metricsToken(env: Env): string | undefined {
   return token;
 }
 
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** OAUTH_ENDPOINT_HOSTS: comma-separated host names (no scheme, port or path), lowercased. */
+function hostNames(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+  for (const host of hosts) {
+    if (!HOST_NAME.test(host) || isIP(host) !== 0) throw new ConfigError(name, `must be comma-separated host names (no scheme, port or path), got "${host}"`);
+  }
+  return [...new Set(hosts)];
+}
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** TRUST_PROXY: false/true, a hop count, or a comma-separated list of proxy addresses, CIDRs or names (loopback, linklocal, uniquelocal). */
@@ -310,6 +333,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     oauthGithubApiBaseUrl: (url(env, 'OAUTH_GITHUB_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.github.com').replace(/\/+$/, ''),
     oauthAppleBaseUrl: (url(env, 'OAUTH_APPLE_BASE_URL', ['http:', 'https:']) ?? 'https://appleid.apple.com').replace(/\/+$/, ''),
     oauthGoogleIssuer: (url(env, 'OAUTH_GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com').replace(/\/+$/, ''),
+    oauthEndpointHosts: hostNames(env, 'OAUTH_ENDPOINT_HOSTS'),
     bootstrapAdminEmail,
     bootstrapAdminPassword,
     bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
@@ -321,6 +345,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
     authCacheDatabases: int(env, 'AUTH_CACHE_DATABASES', 20, 0, 10_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 60_000, 100, 3_600_000),
+    authCacheHeartbeatMs: int(env, 'AUTH_CACHE_HEARTBEAT_MS', 5_000, 50, 600_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),

@@ -2,7 +2,7 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { toWireError } from '../common/errors/error-mapper';
-import { ensureRequestId, IncomingRequest } from '../common/http/request';
+import { ensureRequestId, IncomingRequest, routingPath } from '../common/http/request';
 
 /** The response side the drain needs; structural, so it works on any Nest HTTP adapter. */
 interface DrainResponse {
@@ -84,7 +84,7 @@ export class DrainMiddleware implements NestMiddleware {
   constructor(private readonly lifecycle: Lifecycle) {}
 
   use(req: IncomingRequest, res: DrainResponse, next: () => void): void {
-    const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+    const path = routingPath(req.originalUrl ?? req.url);
     if (this.lifecycle.draining && !PROBES.has(path)) {
       const wire = toWireError(DomainError.unavailable(Reason.SHUTTING_DOWN, 'This instance is shutting down; retry the request.'), ensureRequestId(req));
       res.statusCode = wire.status;

@@ -39,7 +39,7 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
  * counter of graceful shutdown.
  *
  * Anything unusual goes to the framework's pipeline instead, untouched: another
- * method or path (also a query string or trailing slash), a browser request
+ * method or path (also a query string, trailing slash or percent-encoding; the path's case does not matter, as to the routers), a browser request
  * (`Origin`: CORS is the browser policy's job), a compressed or non-UTF-8/non-JSON
  * body, one without Content-Length or over 16 KiB, no Authorization header, or a
  * draining instance. Within the fast path, the order of checks is the framework's:
@@ -82,7 +82,7 @@ export class IntrospectionFastPath {
   }
 
   private accepts(req: IncomingMessage): boolean {
-    if (req.method !== 'POST' || req.url !== INTROSPECT_PATH || this.lifecycle.draining) return false;
+    if (req.method !== 'POST' || !isIntrospectPath(req.url) || this.lifecycle.draining) return false;
     const h = req.headers;
     if (h.origin !== undefined || h['content-encoding'] !== undefined || typeof h.authorization !== 'string') return false;
     const type = h['content-type'];
@@ -150,6 +150,16 @@ export class IntrospectionFastPath {
     this.metrics.recordHttp('POST', INTROSPECT_PATH, status, Number(process.hrtime.bigint() - started) / 1e9);
     if (this.config.logFormat === 'json') logAccess(this.accessLog, context, 'POST', INTROSPECT_PATH, status, started);
   }
+}
+
+/**
+ * The introspection path in any case, as both routers match it (case-insensitively),
+ * so `/API/V1/Introspect` is served here like `/api/v1/introspect`. A percent-encoded
+ * or otherwise unusual spelling goes to the framework (Express does not decode paths
+ * to route them, Fastify does: only the framework answers those alike).
+ */
+function isIntrospectPath(url: string | undefined): boolean {
+  return url === INTROSPECT_PATH || (url?.length === INTROSPECT_PATH.length && url.toLowerCase() === INTROSPECT_PATH);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

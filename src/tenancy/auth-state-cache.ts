@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantEntity } from './tenant.entity';
@@ -14,6 +15,14 @@ const RETRY_AFTER_MS = 5_000;
 const SWEEP_MS = 15_000;
 /** A database earns a listener once it has been read this often within one sweep period: lightly used ones are read through. */
 const ADMIT_AFTER_READS = 10;
+/** Idle time before the kernel probes a listener's TCP connection (keepalive; the heartbeat is what bounds trust). */
+const KEEPALIVE_IDLE_MS = 10_000;
+/**
+ * A heartbeat not back by the heartbeat tick after next (two intervals after it
+ * was sent) fails its listener; 1.5 intervals so a timer a little late or early
+ * still decides at that tick.
+ */
+const HEARTBEAT_DEADLINE_INTERVALS = 1.5;
 
 interface Entry {
   value: unknown;
@@ -29,6 +38,12 @@ interface Channel {
   live: boolean;
   /** Bumped by every notification: a read that started before one is not cached. */
   generation: number;
+  /** This listener's own heartbeat channel (`iam_auth_hb_<random>`): nobody else listens on it, the triggers never notify it. */
+  beat: string;
+  /** When the heartbeat awaited now was sent; 0 once any notification (the heartbeat or another) has arrived since. */
+  awaitedSince: number;
+  /** A heartbeat NOTIFY is on the wire (at most one per listener). */
+  beating: boolean;
   lastUsed: number;
   entries: Map<string, Entry>;
   tags: Map<string, Set<string>>;
@@ -50,6 +65,15 @@ interface Channel {
  *  - When a listener fails, everything cached under it is dropped at once and the
  *    database is read through until a new listener is live. Entries also expire
  *    after AUTH_CACHE_TTL_MS as a last resort.
+ *  - A listener that fails silently (a connection nobody closes but that carries
+ *    nothing any more: a dropped route, a stuck firewall or NAT state) is found by
+ *    its heartbeat: every AUTH_CACHE_HEARTBEAT_MS each live listener NOTIFYs its
+ *    own channel over its own connection — the notification comes back on the
+ *    listening socket at commit — and one whose heartbeat has not come back two
+ *    intervals after it was sent fails as above. At most one heartbeat is in
+ *    flight per listener. TCP keepalive is on too, but it cannot bound this:
+ *    Node offers no TCP user timeout, and a connection with unacknowledged data
+ *    (a heartbeat) is retransmitted for many minutes before the kernel gives up.
  *  - A database is listened to (one connection each) once it is busy — read
  *    ADMIT_AFTER_READS times within a sweep period — and at most
  *    AUTH_CACHE_DATABASES at once; the others are read through. Listeners unused
@@ -67,6 +91,7 @@ export class AuthStateCache implements OnApplicationShutdown {
   /** Each tenant's database URL (building one parses a URL; tenants never move). */
   private readonly urls = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
   hits = 0;
   misses = 0;
@@ -78,6 +103,8 @@ export class AuthStateCache implements OnApplicationShutdown {
     if (config.authCacheDatabases > 0) {
       this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
       this.sweeper.unref();
+      this.heartbeat = setInterval(() => this.beatAll(), config.authCacheHeartbeatMs);
+      this.heartbeat.unref();
     }
   }
 
@@ -159,6 +186,7 @@ export class AuthStateCache implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
+    clearInterval(this.heartbeat);
     const channels = [...this.channels.values()];
     this.channels.clear();
     await Promise.all(channels.map((c) => c.client?.end().catch(() => undefined)));
@@ -176,7 +204,18 @@ export class AuthStateCache implements OnApplicationShutdown {
     this.heat.delete(url);
     const failed = this.failedAt.get(url);
     if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return undefined;
-    const channel: Channel = { url, client: undefined, live: false, generation: 0, lastUsed: Date.now(), entries: new Map(), tags: new Map() };
+    const channel: Channel = {
+      url,
+      client: undefined,
+      live: false,
+      generation: 0,
+      beat: `${AUTH_CHANNEL}_hb_${randomBytes(8).toString('hex')}`,
+      awaitedSince: 0,
+      beating: false,
+      lastUsed: Date.now(),
+      entries: new Map(),
+      tags: new Map(),
+    };
     this.channels.set(url, channel);
     void this.listen(channel);
     return channel;
@@ -193,14 +232,18 @@ export class AuthStateCache implements OnApplicationShutdown {
   }
 
   private async listen(channel: Channel): Promise<void> {
-    const client = new Client({ connectionString: channel.url, application_name: 'iam-auth-listener', keepAlive: true });
+    const client = new Client({ connectionString: channel.url, application_name: 'iam-auth-listener', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
     channel.client = client;
-    client.on('notification', (n) => this.notified(channel, n.payload ?? '*'));
+    client.on('notification', (n) => {
+      // Any notification proves the listening socket still receives; a heartbeat is only that.
+      channel.awaitedSince = 0;
+      if (n.channel !== channel.beat) this.notified(channel, n.payload ?? '*');
+    });
     client.on('error', (err) => this.drop(channel, err));
     client.on('end', () => this.drop(channel));
     try {
       await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANNEL}`);
+      await client.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${channel.beat}`);
       if (this.channels.get(channel.url) === channel) {
         channel.live = true;
         this.failedAt.delete(channel.url);
@@ -208,6 +251,48 @@ export class AuthStateCache implements OnApplicationShutdown {
     } catch (err) {
       this.drop(channel, err as Error);
     }
+  }
+
+  /**
+   * The heartbeat tick: fails every live listener whose heartbeat has not come
+   * back two intervals after it was sent, and sends the next one where none is in
+   * flight. Only live listeners (at most AUTH_CACHE_DATABASES) beat.
+   */
+  private beatAll(): void {
+    const now = Date.now();
+    const deadline = this.config.authCacheHeartbeatMs * HEARTBEAT_DEADLINE_INTERVALS;
+    for (const channel of this.channels.values()) {
+      const client = channel.client;
+      if (!channel.live || !client) continue;
+      if (channel.awaitedSince !== 0 && now - channel.awaitedSince > deadline) {
+        this.overdue(channel);
+        continue;
+      }
+      if (channel.beating) continue;
+      channel.beating = true;
+      if (channel.awaitedSince === 0) channel.awaitedSince = now;
+      client.query(`NOTIFY ${channel.beat}`).then(
+        () => (channel.beating = false),
+        (err: Error) => {
+          // A listener closed on purpose (idle, shutdown) fails its heartbeat too: nothing to report then.
+          if (this.channels.get(channel.url) === channel) this.drop(channel, err);
+        },
+      );
+    }
+  }
+
+  /**
+   * Fails a listener whose heartbeat is overdue — after the event loop has read
+   * what is waiting on the sockets (a check callback runs after I/O), so a loop
+   * that was merely busy does not fail a listener whose heartbeat is there unread.
+   */
+  private overdue(channel: Channel): void {
+    const since = channel.awaitedSince;
+    setImmediate(() => {
+      if (channel.awaitedSince === since && this.channels.get(channel.url) === channel) {
+        this.drop(channel, new Error(`no heartbeat back within ${2 * this.config.authCacheHeartbeatMs} ms`));
+      }
+    });
   }
 
   private notified(channel: Channel, payload: string): void {

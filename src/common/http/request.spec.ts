@@ -1,4 +1,4 @@
-import { ensureRequestId, IncomingRequest, noteRouteTemplate, redactUrl, routeTemplate } from './request';
+import { ensureRequestId, IncomingRequest, noteRouteTemplate, redactUrl, routeTemplate, routingPath } from './request';
 
 describe('redactUrl', () => {
   it('keeps paths and harmless paging parameters, hides every other query value', () => {
@@ -30,5 +30,16 @@ describe('a request seen by middleware and by handlers (Fastify wraps the Node r
     expect(routeTemplate({ ...node(), raw })).toBe('/api/v1/users/:sub');
     expect(routeTemplate({ ...node(), route: { path: '/healthz' } } as IncomingRequest)).toBe('/healthz');
     expect(routeTemplate(node())).toBe('unmatched');
+  });
+});
+
+describe('routingPath (the path as the case-insensitive routers compare it)', () => {
+  it('drops the query, lower-cases and percent-decodes, so any spelling of an API path has the API prefix', () => {
+    expect(routingPath('/api/v1/users/abc?x=1')).toBe('/api/v1/users/abc');
+    expect(routingPath('/API/V1/USERS/ABC')).toBe('/api/v1/users/abc');
+    expect(routingPath('/api/v1/Introspect')).toBe('/api/v1/introspect');
+    expect(routingPath('/%61pi/v1/%49ntrospect')).toBe('/api/v1/introspect');
+    expect(routingPath('/api/v1/%E0%A4%A')).toBe('/api/v1/%e0%a4%a');
+    expect(routingPath(undefined)).toBe('');
   });
 });

@@ -46,6 +46,27 @@ export function headerValue(req: IncomingRequest, name: string): string | undefi
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * A request URL's path as the routers compare it, for every decision made by
+ * path outside the router (no-store, the CORS scope, the drain's probes): the part
+ * before `?`, percent-decoded when it decodes, lower-cased. Both adapters route
+ * case-insensitively (Fastify decodes the path first, Express does not), so a
+ * path the router matches to an API route has the API prefix here, whatever its
+ * case or encoding; decoding and lower-casing only ever widen a prefix match.
+ */
+export function routingPath(url: string | undefined): string {
+  const q = (url ?? '').indexOf('?');
+  let path = q < 0 ? (url ?? '') : (url ?? '').slice(0, q);
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      // a path that does not decode is compared as sent (the router answers it 400)
+    }
+  }
+  return path.toLowerCase();
+}
+
 /** Query parameters whose values are safe to log (no credential, no personal data). */
 const LOGGABLE_QUERY = new Set(['page', 'pageSize', 'sortBy', 'sortDesc', 'filterVerified', 'ping', 'includeStats', 'isDefault']);
 
