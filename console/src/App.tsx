@@ -6,6 +6,7 @@ import { SignInPage } from './signin/SignInPage';
 import { LinkPage } from './signin/LinkPage';
 import { SignUpPage } from './signin/SignUpPage';
 import { ForgotPasswordPage } from './signin/ForgotPasswordPage';
+import { LinkReturnPage } from './account/LinkedSection';
 
 const AdminApp = lazy(() => import('./admin/AdminApp'));
 const AccountApp = lazy(() => import('./account/AccountApp'));
@@ -26,8 +27,9 @@ export function App() {
         <Route path="/account/signup" element={<SignUpPage />} />
         <Route path="/account/forgot-password" element={<ForgotPasswordPage />} />
         <Route path="/account/link" element={<LinkPage />} />
+        <Route path="/account/linked" element={<LinkReturnPage />} />
         {/* The service's default mail links (a sector without MagicLinkURL): the same page. */}
-        {['/invite', '/reset-password', '/magic-link', '/verify-email'].map((path) => (
+        {['/invite', '/reset-password', '/magic-link', '/verify-email', '/confirm-email'].map((path) => (
           <Route key={path} path={path} element={<LinkPage />} />
         ))}
         <Route path="/account/*" element={<RequireAuth area="account"><AccountApp /></RequireAuth>} />

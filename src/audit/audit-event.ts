@@ -6,6 +6,8 @@ export const AUDIT_EVENT_TYPES = [
   'sign_in',
   'mfa.enrolled',
   'mfa.removed',
+  'identity.linked',
+  'mfa.flag_cleared',
   'password.changed',
   'password.reset',
   'user.created',
