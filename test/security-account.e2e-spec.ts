@@ -16,7 +16,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { claimsOf, expectWireError } from './support/contract';
-import { createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { agedSession, createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -91,11 +91,7 @@ describe('security: email changes, recovery links and API tokens', () => {
   async function agedToken(username: string): Promise<string> {
     const res = await login(username);
     expect({ status: res.status, result: res.body.status }).toEqual({ status: 200, result: 'SUCCESS' });
-    const { sid } = claimsOf(res.body.token);
-    await tenantSql(t, a.tenantID, `UPDATE sessions SET created_at = created_at - interval '10 minutes' WHERE id = $1`, [sid]);
-    const refreshed = await t.http().post('/api/v1/token/refresh').send({ refreshToken: res.body.refreshToken });
-    expect(refreshed.status).toBe(200);
-    return refreshed.body.token as string;
+    return (await agedSession(t, a.tenantID, res.body)).token;
   }
 
   beforeAll(async () => {

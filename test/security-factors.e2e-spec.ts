@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { claimsOf, expectWireError, TRANSACTION_ID, UNIX, WireErrorOptions } from './support/contract';
-import { createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { agedSession, createSector, createUser, provisionTenant, ProvisionedTenant } from './support/factories';
 import { FAST_WORKER, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { SoftAuthenticator } from './support/webauthn-crafting';
@@ -68,12 +68,10 @@ async function signIn(m: Member): Promise<{ token: string; refreshToken: string 
 
 /** Makes the session look ten minutes old and refreshes: a token whose auth_time is that old. */
 async function aged(session: { token: string; refreshToken: string }): Promise<string> {
-  await tenantSql(t, a.tenantID, `UPDATE sessions SET created_at = created_at - interval '10 minutes' WHERE id = $1`, [claimsOf(session.token).sid]);
-  const refreshed = await t.http().post('/api/v1/token/refresh').send({ refreshToken: session.refreshToken });
-  expect(refreshed.status).toBe(200);
-  const claims = claimsOf(refreshed.body.token);
+  const { token } = await agedSession(t, a.tenantID, session);
+  const claims = claimsOf(token);
   expect((claims.iat as number) - (claims.auth_time as number)).toBeGreaterThanOrEqual(595);
-  return refreshed.body.token;
+  return token;
 }
 
 const agedToken = async (m: Member): Promise<string> => aged(await signIn(m));

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { claimsOf, expectWireError, JWT } from './support/contract';
-import { createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { agedSession, createUser, provisionTenant, ProvisionedTenant } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
@@ -39,12 +39,10 @@ describe('step-up: auth_time and re-authentication', () => {
     const fresh = claimsOf(res.body.token);
     expect(typeof fresh.auth_time).toBe('number');
     expect(Math.abs((fresh.auth_time as number) - (fresh.iat as number))).toBeLessThanOrEqual(1);
-    await tenantSql(t, tenant.tenantID, `UPDATE sessions SET created_at = created_at - interval '10 minutes' WHERE id = $1`, [fresh.sid]);
-    const refreshed = await t.http().post('/api/v1/token/refresh').send({ refreshToken: res.body.refreshToken });
-    expect(refreshed.status).toBe(200);
-    const claims = claimsOf(refreshed.body.token);
+    const refreshed = await agedSession(t, tenant.tenantID, res.body);
+    const claims = claimsOf(refreshed.token);
     expect(claims.sid).toBe(fresh.sid);
-    return { token: refreshed.body.token, refreshToken: refreshed.body.refreshToken, signedInAt: claims.auth_time as number };
+    return { ...refreshed, signedInAt: claims.auth_time as number };
   }
 
   it('a refresh keeps the time of the sign-in, not of the refresh', async () => {

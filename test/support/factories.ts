@@ -1,5 +1,6 @@
 import * as bcrypt from 'bcrypt';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { claimsOf } from './contract';
 import { TestApp } from './test-app';
 import { TenantConnections } from '../../src/tenancy/tenant-connections';
 import { TenantDirectory } from '../../src/tenancy/tenant-directory';
@@ -79,3 +80,21 @@ export async function tenantSql(t: TestApp, tenantID: string, text: string, para
 
 /** The contract error assertion lives in ./contract; re-exported for the specs that import it from here. */
 export { expectError } from './contract';
+
+/**
+ * Ages a session as if its sign-in was `minutes` ago (its `created_at` moved back)
+ * and refreshes it: the new access token carries that old `auth_time`, which is how
+ * the step-up specs get a token whose sign-in is no longer recent.
+ */
+export async function agedSession(
+  t: TestApp,
+  tenantID: string,
+  session: { token: string; refreshToken: string },
+  minutes = 10,
+): Promise<{ token: string; refreshToken: string }> {
+  const { sid } = claimsOf(session.token);
+  await tenantSql(t, tenantID, `UPDATE sessions SET created_at = created_at - make_interval(mins => $2) WHERE id = $1`, [sid, minutes]);
+  const refreshed = await t.http().post('/api/v1/token/refresh').send({ refreshToken: session.refreshToken });
+  if (refreshed.status !== 200) throw new Error(`refreshing the aged session failed: ${refreshed.status} ${JSON.stringify(refreshed.body)}`);
+  return { token: refreshed.body.token as string, refreshToken: refreshed.body.refreshToken as string };
+}
