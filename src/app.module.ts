@@ -26,6 +26,7 @@ import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
 import { SectorModule } from './sector/sector.module';
 import { SettingsModule } from './settings/settings.module';
+import { TemplatePreviewModule } from './settings/template-preview.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
@@ -50,6 +51,7 @@ export class AppModule implements NestModule {
         KeysModule,
         UserModule,
         SettingsModule,
+        TemplatePreviewModule,
         MailModule,
         SectorModule,
         TenantModule,

@@ -178,7 +178,9 @@ describe('admin console in chromium', () => {
     // Fixed: saved, the error is gone and the value is stored.
     await lifetime.fill('7200');
     await page.getByLabel('Invitation subject').fill('Join {{sectorName}} today');
-    await expect(page.getByTestId('preview-invite-subject').innerText()).resolves.toBe(`Join Acme ${tag} today`);
+    // The service renders the preview once typing pauses.
+    const subjectPreview = page.getByTestId('preview-invite-subject');
+    await waitUntil(async () => (await subjectPreview.innerText()) === `Join Acme ${tag} today`, 'the rendered subject in the preview');
     // The HTML body renders in a sandboxed frame, values escaped: a script in the template never runs.
     await page.getByLabel('Invitation HTML body').fill('<p id="x">Hi {{email}} <script>parent.document.title="pwned"</script></p>');
     const frame = page.frameLocator('[data-testid="preview-invite-html"]');
@@ -186,6 +188,8 @@ describe('admin console in chromium', () => {
     expect(await page.title()).not.toBe('pwned');
     await page.getByLabel('Invitation HTML body').fill('');
     await frame.getByText('Accept the invitation').waitFor();
+    // An empty template previews the built-in text, as the service renders it.
+    await page.frameLocator('[data-testid="preview-otp-html"]').getByText('Your verification code is').waitFor();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor();
     await expect(lifetime.getAttribute('aria-invalid')).resolves.not.toBe('true');

@@ -1,8 +1,8 @@
 /**
  * Built-in templates, used wherever a sector leaves its own empty. Variables:
  * code, link, email, username, sectorName, expiresInMinutes, expiresInHours.
- * Free of imports: the console's template preview imports this file too, so both
- * show the same defaults.
+ * The console's template preview shows them through the preview endpoint
+ * (SectorMessages.preview), which renders with the mails' own code.
  */
 
 /** A mail's subject, text body and HTML body (Handlebars). */

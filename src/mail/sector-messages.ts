@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
 import { linkBase } from '../settings/magic-link-url';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantDb } from '../tenancy/tenant-db';
 import { EMAIL_CHANGE_DEFAULTS, EMAIL_CHANGE_NOTICE_DEFAULTS, EMAIL_VERIFICATION_DEFAULTS, FACTOR_ADDED_DEFAULTS, INVITE_DEFAULTS, MAGIC_LINK_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
-import { renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
+import { RenderedMail, renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
 import { MailService } from './mail.service';
 
 /** The messages a sector sends, each with the sector's templates and the built-in defaults. */
@@ -43,6 +44,31 @@ const TEMPLATES: Record<MessageKind, MessageTemplates> = {
   emailChangeNotice: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_NOTICE_DEFAULTS },
   factorAdded: { mail: NO_SECTOR_TEMPLATES, mailDefaults: FACTOR_ADDED_DEFAULTS },
 };
+
+/** Every message kind, in a stable order (request validation, the OpenAPI enum). */
+export const MESSAGE_KINDS = Object.keys(TEMPLATES) as MessageKind[];
+
+/** Templates a preview renders instead of the sector's (absent: the sector's; empty: the built-in default). */
+export interface PreviewTemplates {
+  subject?: string;
+  text?: string;
+  html?: string;
+  sms?: string;
+}
+
+/** A rendered preview: the mail, and the SMS for kinds that have one. */
+export type RenderedPreview = RenderedMail & { sms?: string };
+
+const EMPTY_SET: TemplateSet = { subject: '', text: '', html: '' };
+
+/** Runs a render; a template that fails at render time (an unknown helper, say) is INVALID_ARGUMENT on its field. */
+function rendered(field: string, render: () => string): string {
+  try {
+    return render();
+  } catch (err) {
+    throw DomainError.invalidField(field, `cannot be rendered (${(err as Error).message.split('\n')[0]})`);
+  }
+}
 
 /** Where a message goes: an email address, or a phone number for an SMS. */
 export type Recipient = { email: string } | { phone: string };
@@ -90,6 +116,42 @@ export class SectorMessages {
     }
     const rendered = renderMail(templates.mail(settings), templates.mailDefaults, data);
     await this.mail.enqueueMail(tx, { to: to.email, ...rendered, tag: kind === 'code' ? 'otp' : kind });
+  }
+
+  /**
+   * Renders a message of `kind` as `enqueue` would, with sample values instead of
+   * a real recipient and link (code 123456, a link under PUBLIC_URL, the sector's
+   * name, expiries from its settings) and `overrides` in place of the sector's
+   * templates. A template that does not render is INVALID_ARGUMENT naming its field.
+   */
+  async preview(scope: SectorScope, kind: MessageKind, overrides: PreviewTemplates): Promise<RenderedPreview> {
+    const templates = TEMPLATES[kind];
+    if (overrides.sms !== undefined && !templates.sms) throw DomainError.invalidField('sms', `${kind} messages have no SMS template`);
+    const settings = await scope.settings();
+    const sector = await this.sectors.findById(scope.db, scope.route.sectorId);
+    const data: TemplateVars = {
+      code: '123456',
+      link: `${this.config.publicUrl}/link?token=EXAMPLE-TOKEN`,
+      email: 'ada@example.com',
+      username: 'ada',
+      sectorName: sector?.name ?? '',
+      expiresInMinutes: kind === 'code' ? Math.ceil(this.config.otpCodeTtlSeconds / 60) : Number(settings.passwordResetTimeoutMinutes),
+      expiresInHours: Number(settings.inviteExpirationHours),
+      change: 'email address',
+      factor: 'passkey',
+    };
+    const stored = templates.mail(settings);
+    const mail: TemplateSet = { subject: overrides.subject ?? stored.subject, text: overrides.text ?? stored.text, html: overrides.html ?? stored.html };
+    // Each part rendered on its own (the others as defaults), so a failure names its field.
+    const part = <K extends keyof TemplateSet>(field: K): string =>
+      rendered(field, () => renderMail({ ...EMPTY_SET, [field]: mail[field] }, templates.mailDefaults, data)[field]);
+    const out: RenderedPreview = { subject: part('subject'), text: part('text'), html: part('html') };
+    if (templates.sms && templates.smsDefault !== undefined) {
+      const sms = overrides.sms ?? templates.sms(settings);
+      const smsDefault = templates.smsDefault;
+      out.sms = rendered('sms', () => renderSms(sms, smsDefault, data));
+    }
+    return out;
   }
 
   /** Runs `work` in one transaction of the scope's tenant, then wakes the outbox worker for what it queued. */

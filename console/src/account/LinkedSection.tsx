@@ -12,7 +12,7 @@ import { useStepUp } from './StepUp';
 const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
 
 /** Where the provider sends the browser back after a link: a public page (the access token lives in memory and does not survive the trip). */
-export const LINK_RETURN_PATH = '/account/linked';
+const LINK_RETURN_PATH = '/account/linked';
 
 /**
  * Social accounts linked to this user: list, unlink (never the last way in; the
@@ -39,7 +39,7 @@ export function LinkedSection({ sub }: { sub: string }) {
     void client.invalidateQueries({ queryKey: key });
   });
   const label = (i: Identity) => PROVIDERS[i.provider] ?? i.provider;
-  const linked = new Set((list.data?.identities ?? []).map((i) => i.provider));
+  const linked = new Set<string>((list.data?.identities ?? []).map((i) => i.provider));
   const linkable = (options.data?.providers ?? []).filter((p) => p in PROVIDERS && !linked.has(p));
 
   const link = (provider: string) =>

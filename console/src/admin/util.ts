@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import { ApiError } from '../api/client';
 
 /** `value`, updated only after it stayed unchanged for `ms` (search boxes: one request per pause, not per key). */
 export function useDebounced<T>(value: T, ms = 300): T {
@@ -16,15 +15,6 @@ export function formatTime(unix: string, never = 'Never'): string {
   const n = Number(unix);
   if (!Number.isFinite(n) || n <= 0) return never;
   return new Date(n * 1000).toLocaleString();
-}
-
-/** The API's field violations as a map from field name to its description(s). */
-export function violationsOf(error: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (error instanceof ApiError) {
-    for (const v of error.fieldViolations) out[v.field] = out[v.field] ? `${out[v.field]} ${v.description}` : v.description;
-  }
-  return out;
 }
 
 /** Builds a query string from defined, non-empty values. */

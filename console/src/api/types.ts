@@ -1,36 +1,14 @@
-/** Shapes of the API's answers that more than one part of the app reads (docs/api.md). */
+/**
+ * Shapes of the API's requests and answers, generated from the service's OpenAPI
+ * document (`npm run generate:api` writes ./schema.d.ts; a test fails when it is
+ * stale). The console names the ones it uses here and in each area's own types.
+ */
+import type { components } from './schema';
 
-export interface Address {
-  formatted: string;
-  streetAddress: string;
-  locality: string;
-  region: string;
-  postalCode: string;
-  country: string;
-}
+/** Every schema of the OpenAPI document, by name. */
+export type Schemas = components['schemas'];
 
-export interface UserProfile {
-  sub: string;
-  name: string;
-  givenName: string;
-  familyName: string;
-  middleName: string;
-  nickname: string;
-  preferredUsername: string;
-  profile: string;
-  picture: string;
-  website: string;
-  email: string;
-  emailVerified: boolean;
-  /** The user's new email waiting for confirmation by the link mailed to it ('' when none). */
-  pendingEmail?: string;
-  gender: string;
-  birthdate: string;
-  zoneinfo: string;
-  locale: string;
-  phoneNumber: string;
-  phoneNumberVerified: boolean;
-  address: Address;
-  updatedAt: string;
-  createdAt: string;
-}
+export type Address = Schemas['AddressResponse'];
+export type UserProfile = Schemas['UserProfileResponse'];
+/** A profile as a request carries it: every field optional. */
+export type UserProfileInput = Schemas['UserProfileInput'];

@@ -8,32 +8,18 @@ import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { api } from '../api/client';
+import type { Schemas } from '../api/types';
 import type { Area } from '../auth/AuthContext';
 
-export type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
-export type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
+/** What every sign-in step answers: `SUCCESS` with the tokens, or the next step. */
+export type AuthResult = Schemas['AuthResultResponse'];
 
-export interface AuthResult {
-  transactionID: string;
-  status: AuthStatus;
-  challengeType: ChallengeType;
-  token?: string;
-  refreshToken?: string;
-}
-
-export const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
+const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
 export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'single sign-on' };
 
 /** What a sector's sign-in page offers (GET /api/v1/sign-in-options). */
-export interface SignInOptions {
-  sectorID: string;
-  sectorName: string;
-  selfSignUpAllowed: boolean;
-  mfaRequired: boolean;
-  magicLinkLoginEnabled: boolean;
-  providers: string[];
-}
+export type SignInOptions = Schemas['SignInOptionsResponse'];
 
 /**
  * The sector the page signs in to: `?sector=<sectorID>`; absent means the platform
@@ -72,38 +58,34 @@ export function afterSignIn(area: Area, next: string): string {
 const withSector = (sectorID: string | undefined, body: Record<string, unknown>) => (sectorID ? { ...body, sectorID } : body);
 
 export const signInApi = {
-  password: (sectorID: string | undefined, body: { username?: string; password: string; transactionID?: string }) =>
+  password: (sectorID: string | undefined, body: Omit<Schemas['PasswordLoginDto'], 'sectorID'>) =>
     api.postPublic<AuthResult>('/api/v1/login/password', withSector(sectorID, body)),
-  otpBegin: (sectorID: string | undefined, body: { username?: string; transactionID?: string; registrationID?: string }) =>
-    api.postPublic<{ transactionID: string }>('/api/v1/login/otp/begin', withSector(sectorID, body)),
+  otpBegin: (sectorID: string | undefined, body: Omit<Schemas['OtpBeginDto'], 'sectorID'>) =>
+    api.postPublic<Schemas['OtpBeginResponse']>('/api/v1/login/otp/begin', withSector(sectorID, body)),
   otp: (sectorID: string | undefined, body: { transactionID: string; code: string }) =>
     api.postPublic<AuthResult>('/api/v1/login/otp', withSector(sectorID, { transactionID: body.transactionID, password: body.code })),
-  enrollBegin: (sectorID: string | undefined, body: { transactionId: string; email: string }) =>
-    api.postPublic<unknown>('/api/v1/signup/mfa/begin', withSector(sectorID, body)),
-  enrollVerify: (sectorID: string | undefined, body: { transactionId: string; email: string; code: string }) =>
-    api.postPublic<{ token: string; refreshToken?: string }>('/api/v1/signup/mfa/verify', withSector(sectorID, body)),
-  signup: (sectorID: string | undefined, body: { email: string; password: string; username?: string; profile?: Record<string, string> }) =>
+  enrollBegin: (sectorID: string | undefined, body: Omit<Schemas['SignupMfaBeginDto'], 'sectorID'>) =>
+    api.postPublic<AuthResult>('/api/v1/signup/mfa/begin', withSector(sectorID, body)),
+  enrollVerify: (sectorID: string | undefined, body: Omit<Schemas['SignupMfaVerifyDto'], 'sectorID'>) =>
+    api.postPublic<Schemas['SignupMfaVerifyResponse']>('/api/v1/signup/mfa/verify', withSector(sectorID, body)),
+  signup: (sectorID: string | undefined, body: Omit<Schemas['SignupDto'], 'sectorID'>) =>
     api.postPublic<AuthResult>('/api/v1/signup', withSector(sectorID, body)),
-  forgot: (sectorID: string | undefined, body: { email?: string; username?: string }) =>
-    api.postPublic<{ status: string }>('/api/v1/password/forgot', withSector(sectorID, body)),
-  reset: (body: { token: string; newPassword: string }) => api.postPublic<AuthResult>('/api/v1/password/reset', body),
-  acceptInvite: (body: { token: string; password: string }) => api.postPublic<AuthResult>('/api/v1/invites/accept', body),
-  magicBegin: (sectorID: string | undefined, body: { email?: string; username?: string }) =>
-    api.postPublic<{ status: string }>('/api/v1/login/magic-link/begin', withSector(sectorID, body)),
-  magicFinish: (body: { token: string }) => api.postPublic<AuthResult>('/api/v1/login/magic-link/finish', body),
-  verifyEmail: (body: { token: string }) => api.postPublic<{ sub: string; emailVerified: boolean }>('/api/v1/email/verify', body),
+  forgot: (sectorID: string | undefined, body: Omit<Schemas['ForgotPasswordDto'], 'sectorID'>) =>
+    api.postPublic<Schemas['LinkSentResponse']>('/api/v1/password/forgot', withSector(sectorID, body)),
+  reset: (body: Schemas['ResetPasswordDto']) => api.postPublic<AuthResult>('/api/v1/password/reset', body),
+  acceptInvite: (body: Schemas['AcceptInviteDto']) => api.postPublic<AuthResult>('/api/v1/invites/accept', body),
+  magicBegin: (sectorID: string | undefined, body: Omit<Schemas['MagicLinkBeginDto'], 'sectorID'>) =>
+    api.postPublic<Schemas['LinkSentResponse']>('/api/v1/login/magic-link/begin', withSector(sectorID, body)),
+  magicFinish: (body: Schemas['LinkTokenDto']) => api.postPublic<AuthResult>('/api/v1/login/magic-link/finish', body),
+  verifyEmail: (body: Schemas['LinkTokenDto']) => api.postPublic<Schemas['EmailVerifiedResponse']>('/api/v1/email/verify', body),
   socialInitiate: (sectorID: string | undefined, provider: SocialProvider, redirectURI: string) =>
     api.postPublic<SocialStart>(`/api/v1/oauth/${provider}/initiate`, withSector(sectorID, { redirectURI })),
   /** The result of a social flow this browser started: the return's code with the flow's stored verifier. */
-  socialResult: (code: string, verifier: string) => api.postPublic<AuthResult>('/api/v1/oauth/token', { code, verifier }),
+  socialResult: (code: string, verifier: string) => api.postPublic<AuthResult>('/api/v1/oauth/token', { code, verifier } satisfies Schemas['OAuthTokenDto']),
 };
 
 /** What initiate (and linking from the account page) answers: `verifier` is shown once and stays in this tab. */
-export interface SocialStart {
-  authURL: string;
-  transactionID: string;
-  verifier: string;
-}
+export type SocialStart = Schemas['OAuthInitiateResponse'];
 
 /** A social flow this tab started: kept in sessionStorage under its own key until its return is handled. */
 export interface StoredSocialFlow {

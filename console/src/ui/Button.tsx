@@ -1,5 +1,6 @@
 import type { ButtonHTMLAttributes } from 'react';
 
+/** The button's look. @public (exported with the kit, console/src/ui/index.ts) */
 export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'link';
 
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {

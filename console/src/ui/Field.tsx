@@ -1,6 +1,9 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
-/** What a Field hands to its control: the id its label points at and the ARIA wiring of hint and error. */
+/**
+ * What a Field hands to its control: the id its label points at and the ARIA wiring of hint and error.
+ * @public (exported with the kit, console/src/ui/index.ts)
+ */
 export interface ControlProps {
   id: string;
   'aria-invalid'?: boolean;

@@ -3,9 +3,9 @@ import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-valid
 import { IsHostnameOrEmpty, IsInt64InRange, IsOriginList, QueryBoolean, QueryStringArray, ToInt64String } from '../../common/validation/validation';
 import { IsHandlebarsTemplate, IsHttpUrlOrEmpty } from '../settings.validation';
 
-const SUBJECT_MAX = 998;
-const TEMPLATE_MAX = 100_000;
-const SMS_MAX = 1_600;
+export const SUBJECT_MAX = 998;
+export const TEMPLATE_MAX = 100_000;
+export const SMS_MAX = 1_600;
 
 /** Body of PUT /api/v1/sectors/{sectorID}/settings: every field optional; absent fields keep their value. */
 export class UpdateSectorSettingsDto {

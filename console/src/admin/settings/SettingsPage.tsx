@@ -1,19 +1,22 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useForm, useWatch, type UseFormRegister, type FieldErrors } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
 import { settingsApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
-import type { SectorSettings } from '../types';
-import { INVITE_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS, type TemplateSet } from './defaultTemplates';
+import type { MessageKind, SectorSettings, UpdateSectorSettingsBody } from '../types';
 import { ALL_SETTING_KEYS, GENERAL_GROUPS, SMS_MAX, SUBJECT_MAX, TEMPLATE_GROUPS, TEMPLATE_MAX, type FieldSpec, type SettingKey, type TemplateGroup } from './settingsFields';
-import { HtmlPreview, sampleVars, TextPreview } from './TemplatePreview';
+import { previewKey, TemplatePreviews } from './TemplatePreview';
 
 /** The form's values: every setting, origins as one per line. */
 type FormValues = Record<SettingKey, string | boolean>;
 
-const DEFAULTS: Record<TemplateGroup['kind'], TemplateSet> = { otp: OTP_DEFAULTS, invite: INVITE_DEFAULTS, passwordReset: PASSWORD_RESET_DEFAULTS };
+/** The message each template group configures, as the preview endpoint names it. */
+const MESSAGE_KIND: Record<TemplateGroup['kind'], MessageKind> = { otp: 'code', invite: 'invite', passwordReset: 'passwordReset' };
+
+/** An empty template sends the built-in text, which the preview shows. */
+const BUILT_IN = 'Empty: the built-in text (see the preview)';
 
 function toForm(s: SectorSettings): FormValues {
   const out = {} as FormValues;
@@ -30,7 +33,7 @@ function fieldSpec(key: SettingKey): FieldSpec | undefined {
 }
 
 /** The PUT body: only the fields the admin changed (PUT merges; absent fields keep their value). */
-function toBody(values: FormValues, dirty: Partial<Record<SettingKey, unknown>>): Partial<SectorSettings> {
+function toBody(values: FormValues, dirty: Partial<Record<SettingKey, unknown>>): UpdateSectorSettingsBody {
   const body: Record<string, unknown> = {};
   for (const key of ALL_SETTING_KEYS) {
     if (!dirty[key]) continue;
@@ -44,7 +47,7 @@ function toBody(values: FormValues, dirty: Partial<Record<SettingKey, unknown>>)
     } else if (spec?.kind === 'int64') body[key] = String(value).trim();
     else body[key] = value;
   }
-  return body as Partial<SectorSettings>;
+  return body as UpdateSectorSettingsBody;
 }
 
 function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; register: UseFormRegister<FormValues>; errors: FieldErrors<FormValues>; sectorID: string }) {
@@ -91,16 +94,14 @@ function TemplateEditor({
   register,
   errors,
   values,
-  sectorName,
+  sectorID,
 }: {
   group: TemplateGroup;
   register: UseFormRegister<FormValues>;
   errors: FieldErrors<FormValues>;
   values: FormValues;
-  sectorName: string;
+  sectorID: string;
 }) {
-  const defaults = DEFAULTS[group.kind];
-  const vars = useMemo(() => sampleVars(sectorName), [sectorName]);
   const hint = (
     <>
       Handlebars placeholders: {group.variables.map((v) => `{{${v}}}`).join(', ')}. Leave empty for the built-in text.
@@ -113,33 +114,33 @@ function TemplateEditor({
       <div className="template-grid">
         <div className="template-grid__inputs">
           <Field label={`${shortTitle} subject`} hint={hint} error={errors[group.subject]?.message}>
-            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={defaults.subject} {...register(group.subject)} />}
+            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.subject)} />}
           </Field>
           <Field label={`${shortTitle} text body`} error={errors[group.text]?.message}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={defaults.text} {...register(group.text)} />}
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.text)} />}
           </Field>
           <Field label={`${shortTitle} HTML body`} hint="Values are HTML-escaped in this body." error={errors[group.html]?.message}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={defaults.html} {...register(group.html)} />}
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.html)} />}
           </Field>
           {group.sms ? (
             <Field label="SMS text" hint={`Up to ${SMS_MAX} characters.`} error={errors[group.sms]?.message}>
-              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={OTP_SMS_DEFAULT} {...register(group.sms!)} />}
+              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.sms!)} />}
             </Field>
           ) : null}
         </div>
-        <div className="template-grid__preview" aria-label={`${group.title} preview`} role="group">
-          <p className="template-preview__note">Live preview with sample values</p>
-          <TextPreview testId={`preview-${group.kind}-subject`} label="Subject" template={text(group.subject)} fallback={defaults.subject} vars={vars} subject />
-          <TextPreview testId={`preview-${group.kind}-text`} label="Text body" template={text(group.text)} fallback={defaults.text} vars={vars} />
-          <HtmlPreview testId={`preview-${group.kind}-html`} label={`${group.title}, HTML body`} template={text(group.html)} fallback={defaults.html} vars={vars} />
-          {group.sms ? <TextPreview testId={`preview-${group.kind}-sms`} label="SMS" template={text(group.sms)} fallback={OTP_SMS_DEFAULT} vars={vars} /> : null}
-        </div>
+        <TemplatePreviews
+          sectorID={sectorID}
+          kind={MESSAGE_KIND[group.kind]}
+          testKind={group.kind}
+          title={group.title}
+          templates={{ subject: text(group.subject), text: text(group.text), html: text(group.html), ...(group.sms ? { sms: text(group.sms) } : {}) }}
+        />
       </div>
     </Section>
   );
 }
 
-function SettingsForm({ sectorID, settings, sectorName }: { sectorID: string; settings: SectorSettings; sectorName: string }) {
+function SettingsForm({ sectorID, settings }: { sectorID: string; settings: SectorSettings }) {
   const toast = useToast();
   const queryClient = useQueryClient();
   const {
@@ -156,11 +157,13 @@ function SettingsForm({ sectorID, settings, sectorName }: { sectorID: string; se
   const values = useWatch({ control }) as FormValues;
 
   const save = useMutation({
-    mutationFn: (body: Partial<SectorSettings>) => settingsApi.update(sectorID, body),
+    mutationFn: (body: UpdateSectorSettingsBody) => settingsApi.update(sectorID, body),
     onSuccess: (saved) => {
       setServerError(null);
       reset(toForm(saved));
       queryClient.setQueryData(['settings', sectorID], saved);
+      // The previews read the stored settings (expiries) too.
+      void queryClient.invalidateQueries({ queryKey: previewKey(sectorID) });
       toast('Settings saved.');
     },
     onError: (error) => {
@@ -199,7 +202,7 @@ function SettingsForm({ sectorID, settings, sectorName }: { sectorID: string; se
         </Section>
       ))}
       {TEMPLATE_GROUPS.map((group) => (
-        <TemplateEditor key={group.kind} group={group} register={register} errors={errors} values={values} sectorName={sectorName} />
+        <TemplateEditor key={group.kind} group={group} register={register} errors={errors} values={values} sectorID={sectorID} />
       ))}
       <div className="form-actions form-actions--end">
         <Button type="submit" variant="primary" busy={save.isPending}>
@@ -222,7 +225,7 @@ export default function SettingsPage() {
       {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
       {query.isPending ? <Loading label="Loading the settings…" /> : null}
       {query.isError ? <ErrorMessage error={query.error} title="The settings could not be loaded." /> : null}
-      {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} settings={query.data} sectorName={sector?.name ?? 'Example sector'} /> : null}
+      {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} settings={query.data} /> : null}
       {!query.isPending && !query.isError && !query.data ? <EmptyState title="No settings to show." /> : null}
     </Page>
   );

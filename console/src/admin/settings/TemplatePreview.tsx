@@ -1,80 +1,118 @@
-import { useId, type ReactNode } from 'react';
-import { renderSubject, renderTemplate, type RenderResult, type TemplateVars } from './templateRender';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useState, type ReactNode } from 'react';
+import { ApiError } from '../../api/client';
+import { errorText } from '../../ui';
+import { settingsApi } from '../adminApi';
+import type { MessageKind, TemplatePreview, TemplatePreviewBody } from '../types';
 
-/** Sample values the preview fills in (what the service passes when it sends the message). */
-export function sampleVars(sectorName: string): TemplateVars {
-  return {
-    code: '482913',
-    link: 'https://login.example.com/invite?token=EXAMPLE-TOKEN',
-    email: 'ada@example.com',
-    username: 'ada',
-    sectorName,
-    expiresInMinutes: 15,
-    expiresInHours: 168,
-  };
+/** How long typing must pause before the preview asks the service again. */
+const DEBOUNCE_MS = 300;
+
+/** The templates of one message as the form holds them ('' is the built-in default). */
+export interface PreviewTemplates {
+  subject: string;
+  text: string;
+  html: string;
+  /** Only for messages with an SMS (the one-time code). */
+  sms?: string;
 }
 
-interface PreviewProps {
-  /** Stable id for tests: preview-<kind>-<part>. */
-  testId: string;
-  label: string;
-  template: string;
-  fallback: string;
-  vars: TemplateVars;
+type Part = 'subject' | 'text' | 'html' | 'sms';
+
+/** `value`, once it has stayed the same for `delay` ms. */
+function useDebounced<T>(value: T, delay: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return settled;
+}
+
+/** The query key of every preview of a sector (the settings page refreshes them after a save). */
+export const previewKey = (sectorID: string) => ['template-preview', sectorID] as const;
+
+/**
+ * A message rendered by the service (POST …/templates/preview) exactly as it
+ * would send it, with sample values: asked again once typing pauses, the last
+ * answer staying in view meanwhile.
+ */
+function useTemplatePreview(sectorID: string, kind: MessageKind, templates: PreviewTemplates) {
+  const body: TemplatePreviewBody = useDebounced({ kind, ...templates }, DEBOUNCE_MS);
+  return useQuery({
+    queryKey: [...previewKey(sectorID), body],
+    queryFn: () => settingsApi.preview(sectorID, body),
+    placeholderData: keepPreviousData,
+    retry: false,
+    enabled: !!sectorID,
+  });
+}
+
+/** Why a part cannot be shown: the service's violation on its field, or the request's failure. */
+function problemOf(error: unknown, part: Part): string | undefined {
+  if (!error) return undefined;
+  if (error instanceof ApiError && error.fieldViolations.length > 0) {
+    return error.violation(part) ?? 'shown again once the other templates of this message render';
+  }
+  return errorText(error);
 }
 
 function Problem({ error }: { error: string }) {
-  return <p className="template-preview__error">The preview cannot render this template: {error}. The service checks it again when you save.</p>;
+  return <p className="template-preview__error">The preview cannot render this template: {error}.</p>;
 }
 
 /**
  * The frame of one preview: its caption (marked when the built-in default shows),
  * then `render(output)` of a template that renders, or the reason it does not.
  */
-function Preview({ label, template, result, render }: { label: string; template: string; result: RenderResult; render(output: string): ReactNode }) {
+function Preview({ label, template, output, problem, render }: { label: string; template: string; output: string | undefined; problem: string | undefined; render(output: string): ReactNode }) {
   const id = useId();
+  let content: ReactNode;
+  if (problem !== undefined) content = <Problem error={problem} />;
+  else if (output !== undefined) content = render(output);
+  else content = <p className="template-preview__note">Rendering…</p>;
   return (
     <figure className="template-preview" aria-labelledby={id}>
       <figcaption id={id}>
         {label}
         {template.trim() === '' ? ' (built-in default)' : ''}
       </figcaption>
-      {result.ok ? render(result.output) : <Problem error={result.error} />}
+      {content}
     </figure>
   );
 }
 
-/** A subject or a plain-text body (or an SMS), rendered as text: never as markup. */
-export function TextPreview({ testId, label, template, fallback, vars, subject }: PreviewProps & { subject?: boolean }) {
-  const source = template.trim() === '' ? fallback : template;
-  const result = subject ? renderSubject(source, vars) : renderTemplate(source, vars, 'plain');
+function TextOutput({ testId, output }: { testId: string; output: string }) {
   return (
-    <Preview
-      label={label}
-      template={template}
-      result={result}
-      render={(output) => (
-        <pre className="template-preview__text" data-testid={testId}>
-          {output}
-        </pre>
-      )}
-    />
+    <pre className="template-preview__text" data-testid={testId}>
+      {output}
+    </pre>
   );
 }
 
 /**
- * An HTML body, rendered with values escaped (as the service does) into a sandboxed
- * iframe: `sandbox=""` forbids scripts, forms, navigation and same-origin access,
- * so the markup cannot touch the console.
+ * The live preview of one message: subject, text body and (for codes) SMS as
+ * text, never as markup; the HTML body in a sandboxed iframe (`sandbox=""` forbids
+ * scripts, forms, navigation and same-origin access, so the markup cannot touch
+ * the console). Test ids: preview-<testKind>-<part>.
  */
-export function HtmlPreview({ testId, label, template, fallback, vars }: PreviewProps) {
-  const source = template.trim() === '' ? fallback : template;
+export function TemplatePreviews({ sectorID, kind, testKind, title, templates }: { sectorID: string; kind: MessageKind; testKind: string; title: string; templates: PreviewTemplates }) {
+  const query = useTemplatePreview(sectorID, kind, templates);
+  // A stale answer stays in view while a newer one loads; an error replaces it.
+  const data: TemplatePreview | undefined = query.isError ? undefined : query.data;
+  const part = (name: Part) => ({ output: data?.[name], problem: problemOf(query.error, name) });
   return (
-    <Preview
-      label={label}
-      template={template}
-      result={renderTemplate(source, vars, 'html')}
-      render={(output) => <iframe className="template-preview__frame" title={label} sandbox="" srcDoc={output} data-testid={testId} referrerPolicy="no-referrer" />}
-    />
+    <div className="template-grid__preview" aria-label={`${title} preview`} role="group" aria-busy={query.isFetching}>
+      <p className="template-preview__note">Live preview with sample values, rendered by the service</p>
+      <Preview label="Subject" template={templates.subject} {...part('subject')} render={(o) => <TextOutput testId={`preview-${testKind}-subject`} output={o} />} />
+      <Preview label="Text body" template={templates.text} {...part('text')} render={(o) => <TextOutput testId={`preview-${testKind}-text`} output={o} />} />
+      <Preview
+        label={`${title}, HTML body`}
+        template={templates.html}
+        {...part('html')}
+        render={(o) => <iframe className="template-preview__frame" title={`${title}, HTML body`} sandbox="" srcDoc={o} data-testid={`preview-${testKind}-html`} referrerPolicy="no-referrer" />}
+      />
+      {templates.sms !== undefined ? <Preview label="SMS" template={templates.sms} {...part('sms')} render={(o) => <TextOutput testId={`preview-${testKind}-sms`} output={o} />} /> : null}
+    </div>
   );
 }

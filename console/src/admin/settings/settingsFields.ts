@@ -53,7 +53,7 @@ export const GENERAL_GROUPS: FieldGroup[] = [
   },
 ];
 
-export type TemplateKind = 'otp' | 'invite' | 'passwordReset';
+type TemplateKind = 'otp' | 'invite' | 'passwordReset';
 
 export interface TemplateGroup {
   kind: TemplateKind;
