@@ -1,6 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import passport from 'passport';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { UserAuthStates } from '../user/user-auth-states';
 import { DomainError } from '../common/errors/domain-error';
@@ -10,7 +9,7 @@ import { noteRequestScope } from '../common/http/request-context';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { isUuid } from '../common/wire/wire';
-import { BearerStrategy, bearerCredential } from './bearer.strategy';
+import { BEARER_STRATEGY, BearerStrategy, bearerCredential } from './bearer.strategy';
 import { CredentialService } from './credential.service';
 import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
 import type { Principal } from './principal';
@@ -45,12 +44,8 @@ function requirementOf(reflector: Reflector, context: ExecutionContext): Require
  * @Public; a handler that accepts a transaction proof takes `?transactionID=`
  * instead when no bearer credential is sent.
  *
- * The credential goes through this application's own BearerStrategy, handed to
- * passport as an object rather than looked up by name: passport's
- * registry of names is one per process, so with two instances of the service in
- * one process (the multi-instance tests do that) a lookup by name would answer
- * with whichever registered last, and check one instance's requests against the
- * other's caches.
+ * Anything the caches do not answer goes through passport, with this
+ * application's own authenticator (see BearerStrategy).
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
@@ -88,10 +83,7 @@ export class AuthenticationGuard implements CanActivate {
         else if (!user) reject(DomainError.unauthenticated(Reason.CREDENTIAL_MISSING, 'A valid bearer credential is required.'));
         else resolve(user);
       };
-      // A fresh object per request, as passport makes from a registered strategy: it
-      // sets the request's success/fail/error callbacks on the object it is given.
-      const strategy = Object.create(this.strategy) as BearerStrategy;
-      passport.authenticate(strategy, { session: false }, done)(req, undefined, reject);
+      this.strategy.passport.authenticate(BEARER_STRATEGY, { session: false }, done)(req, undefined, reject);
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
+import passport from 'passport';
 import { Strategy } from 'passport-custom';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
@@ -18,14 +18,30 @@ export function bearerCredential(header: string | undefined): string {
   return match[1];
 }
 
-/** Passport strategy: the credential travels only as `Authorization: Bearer <credential>`. */
+/**
+ * The bearer passport strategy: the credential travels only as
+ * `Authorization: Bearer <credential>`. It is registered, as `bearer`, on this
+ * application's own passport `Authenticator`, not on passport's process-wide
+ * default instance: two instances of the service in one process (the
+ * multi-instance tests run that) each authenticate with their own caches.
+ */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) {
+export class BearerStrategy {
+  readonly passport = new passport.Authenticator();
+
   constructor(private readonly credentials: CredentialService) {
-    super();
+    this.passport.use(
+      BEARER_STRATEGY,
+      new Strategy((req, done) => {
+        this.validate(req as unknown as IncomingRequest).then(
+          (principal) => done(null, principal),
+          (err: unknown) => done(err),
+        );
+      }),
+    );
   }
 
-  async validate(req: IncomingRequest): Promise<Principal> {
+  validate(req: IncomingRequest): Promise<Principal> {
     return this.credentials.authenticate(bearerCredential(headerValue(req, 'authorization')));
   }
 }

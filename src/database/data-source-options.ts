@@ -2,6 +2,7 @@ import { DataSourceOptions } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS } from '../../migrations/tenant';
 import { MAIN_ENTITIES, TENANT_ENTITIES } from './entities';
+import { ownedPoolDriver } from './owned-pool';
 
 export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
 export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
@@ -20,6 +21,8 @@ function base(url: string, pool: PoolSettings) {
     migrationsRun: false,
     // Failed queries are logged by the error mapper (with the request id), never with their parameters.
     logging: false,
+    // node-postgres, with a pool the service owns (see owned-pool.ts): one per DataSource.
+    driver: ownedPoolDriver(),
     extra: {
       max: pool.max,
       idleTimeoutMillis: pool.idleTimeoutMillis,

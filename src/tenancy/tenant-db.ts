@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { ownedPoolOf, RawPool } from '../database/owned-pool';
 
 /** Each entity's SELECT list, built once from its metadata (see `TenantDb.findEntities`). */
 const SELECT_LISTS = new Map<new () => object, string>();
@@ -69,25 +70,9 @@ export function rowsOf<T>(result: unknown): T[] {
   return (result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result) as T[];
 }
 
-/** What this service uses of a node-postgres pool: queries and its counters. */
-export interface RawPool {
-  query<T>(sql: string, params: unknown[]): Promise<{ rows: T[] }>;
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
-
-/** The node-postgres pool behind a DataSource (TypeORM's PostgreSQL driver keeps it as `master`). */
+/** The node-postgres pool behind a DataSource (the service builds every DataSource with an `OwnedPool`, see src/database/owned-pool.ts). */
 export function poolOf(dataSource: DataSource): RawPool {
-  return (dataSource.driver as unknown as { master: RawPool }).master;
-}
-
-/** The parts of a node-postgres pool `recyclePool` uses. */
-interface EndablePool extends RawPool {
-  options: Record<string, unknown>;
-  listeners(event: 'error'): Array<(err: Error) => void>;
-  on(event: 'error', listener: (err: Error) => void): unknown;
-  end(): Promise<void>;
+  return ownedPoolOf(dataSource);
 }
 
 /**
@@ -99,26 +84,10 @@ interface EndablePool extends RawPool {
  * connections now and the ones in use when they are released.
  */
 export function recyclePool(dataSource: DataSource): Promise<void> {
-  return replacePool(dataSource, { maxUses: 1, allowExitOnIdle: true });
+  return ownedPoolOf(dataSource).replace({ maxUses: 1, allowExitOnIdle: true });
 }
 
 /** Gives a DataSource retired by `recyclePool` an ordinary pool again (its connections kept while idle). */
 export function reopenPool(dataSource: DataSource): Promise<void> {
-  return replacePool(dataSource, { maxUses: Infinity, allowExitOnIdle: false });
-}
-
-/**
- * Puts a new pool with the current one's options, changed by `overrides`, in its
- * place at once (before the first await), then ends the old pool.
- */
-async function replacePool(dataSource: DataSource, overrides: Record<string, unknown>): Promise<void> {
-  const driver = dataSource.driver as unknown as { master: EndablePool };
-  const old = driver.master;
-  // The descriptors keep the password, which node-postgres stores non-enumerable.
-  const options = Object.defineProperties({}, Object.getOwnPropertyDescriptors(old.options)) as Record<string, unknown>;
-  Object.assign(options, overrides);
-  const fresh = new (old.constructor as new (options: Record<string, unknown>) => EndablePool)(options);
-  for (const listener of old.listeners('error')) fresh.on('error', listener);
-  driver.master = fresh;
-  await old.end();
+  return ownedPoolOf(dataSource).replace({ maxUses: Infinity, allowExitOnIdle: false });
 }

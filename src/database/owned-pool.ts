@@ -1,0 +1,99 @@
+import { EventEmitter } from 'node:events';
+import { Pool, PoolClient, PoolConfig, defaults, types } from 'pg';
+import { DataSource } from 'typeorm';
+
+/** What this service uses of a node-postgres pool: queries and its counters. */
+export interface RawPool {
+  query<T>(sql: string, params: unknown[]): Promise<{ rows: T[] }>;
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+type PoolOptions = PoolConfig & Record<string, unknown>;
+
+/**
+ * The pool TypeORM's PostgreSQL driver builds through the `driver` option (the
+ * node-postgres module it uses; TypeORM calls `new driver.Pool(options)`,
+ * `connect`, `end` and listens to `error`). It hands everything to a node-postgres
+ * pool it owns, and can put a fresh one in that pool's place (`replace`) while the
+ * DataSource stays usable: the DataSource only ever sees this object.
+ */
+export class OwnedPool extends EventEmitter implements RawPool {
+  private current: Pool;
+  private readonly forwardError = (err: Error, client: PoolClient) => this.emit('error', err, client);
+
+  constructor(private readonly options: PoolOptions) {
+    super();
+    this.current = this.open(options);
+  }
+
+  connect(...args: unknown[]): unknown {
+    return (this.current.connect as (...a: unknown[]) => unknown)(...args);
+  }
+
+  query<T>(sql: string, params: unknown[]): Promise<{ rows: T[] }> {
+    return this.current.query(sql, params) as unknown as Promise<{ rows: T[] }>;
+  }
+
+  end(callback?: (err?: Error) => void): unknown {
+    return (this.current.end as (...a: unknown[]) => unknown)(...(callback ? [callback] : []));
+  }
+
+  get totalCount(): number {
+    return this.current.totalCount;
+  }
+  get idleCount(): number {
+    return this.current.idleCount;
+  }
+  get waitingCount(): number {
+    return this.current.waitingCount;
+  }
+
+  /**
+   * Puts a new pool with this one's options, changed by `overrides`, in place at
+   * once (before the first await), then ends the previous one: its idle
+   * connections close now, the ones in use when they are released.
+   */
+  async replace(overrides: Partial<PoolOptions>): Promise<void> {
+    const old = this.current;
+    this.current = this.open({ ...this.options, ...overrides });
+    await old.end();
+  }
+
+  private open(options: PoolOptions): Pool {
+    const pool = new Pool(options);
+    pool.on('error', this.forwardError);
+    return pool;
+  }
+}
+
+/** The `driver` of a DataSource's options: node-postgres, whose pool is an `OwnedPool` kept by this object. */
+export interface OwnedPoolDriver {
+  Pool: new (options: PoolOptions) => OwnedPool;
+  types: typeof types;
+  defaults: typeof defaults;
+  pool?: OwnedPool;
+}
+
+/** A fresh `driver` option (one per DataSource): TypeORM's own pg module, with the pool recorded. */
+export function ownedPoolDriver(): OwnedPoolDriver {
+  const driver: OwnedPoolDriver = {
+    Pool: class extends OwnedPool {
+      constructor(options: PoolOptions) {
+        super(options);
+        driver.pool = this;
+      }
+    },
+    types,
+    defaults,
+  };
+  return driver;
+}
+
+/** The pool behind a DataSource built with `ownedPoolDriver()` (every DataSource of the service is). */
+export function ownedPoolOf(dataSource: DataSource): OwnedPool {
+  const pool = (dataSource.options as { driver?: Partial<OwnedPoolDriver> }).driver?.pool;
+  if (!(pool instanceof OwnedPool)) throw new Error('This DataSource was not built with ownedPoolDriver(), or is not initialised');
+  return pool;
+}
