@@ -1,4 +1,4 @@
-/** Jest: unit specs beside the code, e2e specs under test/ on a real PostgreSQL. See docs/decisions.md (toolchain). */
+/** Jest: unit specs beside the code, e2e specs under test/ on a real PostgreSQL. See docs/adr/0001-toolchain.md. */
 const swc = require('./.swcrc.jest.json');
 
 const transform = {
@@ -18,7 +18,7 @@ const transformIgnorePatterns = ['^(?!.*/node_modules/(.+/)?content-disposition/
  */
 const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'introspection-fast-path'];
 
-/** The e2e specs, run once per HTTP adapter (docs/decisions.md, HTTP adapters). */
+/** The e2e specs, run once per HTTP adapter (docs/adr/0031-http-adapters.md). */
 const e2e = {
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
@@ -44,8 +44,8 @@ module.exports = {
     },
     { ...e2e, displayName: 'e2e', setupFiles: ['<rootDir>/test/support/express-adapter.ts'] },
     // On Fastify (HTTP_ADAPTER=fastify for this project's specs only): the specs that reach every
-    // route and every adapter-sensitive corner, or with E2E_FASTIFY=all every spec (docs/decisions.md,
-    // HTTP adapters: the whole suite twice would take `npm test` past ten minutes).
+    // route and every adapter-sensitive corner, or with E2E_FASTIFY=all every spec (docs/adr/0031-http-adapters.md,
+    // the whole suite twice would take `npm test` past ten minutes).
     {
       ...e2e,
       displayName: 'e2e-fastify',

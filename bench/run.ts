@@ -20,8 +20,8 @@ import { userListScenario } from './scenarios/user-list';
 import { summarizeProfiles } from './lib/profile';
 
 /**
- * `npm run bench`: every scenario in one run, each beside its baseline (see the
- * README's Performance section). The built service (dist/) runs as child processes
+ * `npm run bench`: every scenario in one run, each beside its baseline (see
+ * docs/performance.md). The built service (dist/) runs as child processes
  * on fresh databases; their output goes to log files in the run's folder. The run
  * ends with one table of figures, baselines, ratios and goals, and a JSON file with
  * every figure (BENCH_OUTPUT). Exit code 1 when a scenario failed outright: a

@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- a benchmark prints its figures */
 import { Client } from 'pg';
 import { paging } from '../src/common/wire/paging';
 import { withDatabase } from '../src/database/data-source-options';

@@ -205,6 +205,7 @@ function bornOn<T extends object>(base: T, prototype: object): T {
   function Born(this: object, ...args: unknown[]): void {
     (base as unknown as (...a: unknown[]) => void).apply(this, args);
   }
+  // eslint-disable-next-line no-restricted-syntax -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
   Born.prototype = prototype;
   return Born as unknown as T;
 }

@@ -1,6 +1,5 @@
-import { INestApplication, RequestMethod } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { IS_PUBLIC } from './access/decorators';
 
@@ -40,7 +39,7 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT or API token' }, BEARER)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  completeOperations(document, publicRoutes(app));
+  completeOperations(document, publicOperationIds(app));
   return document;
 }
 
@@ -51,7 +50,7 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
  * explicit empty requirement on public ones (from the same `@Public()` metadata
  * the guards read); the error body as the default and 4XX response; a summary.
  */
-function completeOperations(document: OpenAPIObject, publicOps: Set<string>): void {
+function completeOperations(document: OpenAPIObject, publicOperations: Set<string>): void {
   for (const [path, item] of Object.entries(document.paths)) {
     const templateParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const) {
@@ -65,7 +64,7 @@ function completeOperations(document: OpenAPIObject, publicOps: Set<string>): vo
           { name, in: 'path', required: true, description: PATH_PARAMETERS[name] ?? `The ${name} of the resource.`, schema: { type: 'string' } },
         ];
       }
-      op.security = publicOps.has(`${method} ${path}`) ? [] : [{ [BEARER]: [] }];
+      op.security = op.operationId !== undefined && publicOperations.has(op.operationId) ? [] : [{ [BEARER]: [] }];
       op.summary ??= SUMMARIES[`${method} ${path}`];
       op.responses ??= {};
       const error = { description: 'The error body: a gRPC canonical code, a message and details (ErrorInfo reason, RequestInfo; BadRequest, RetryInfo when relevant). Codes and reasons: docs/errors.md.', content: { 'application/json': { schema: ERROR_SCHEMA } } };
@@ -75,35 +74,25 @@ function completeOperations(document: OpenAPIObject, publicOps: Set<string>): vo
   }
 }
 
-/** `method /openapi/path` of every handler marked @Public(), read from the controllers' metadata. */
-function publicRoutes(app: INestApplication): Set<string> {
-  const routes = new Set<string>();
+/**
+ * The operation id of every handler marked @Public(), read from the controllers'
+ * metadata: `<Controller>_<method>`, the id @nestjs/swagger gives each operation.
+ */
+function publicOperationIds(app: INestApplication): Set<string> {
+  const ids = new Set<string>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as (new (...args: never[]) => object) | undefined;
       if (!controller?.prototype) continue;
-      const base = Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined;
       const classPublic = Reflect.getMetadata(IS_PUBLIC, controller) === true;
       for (const key of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = (controller.prototype as Record<string, unknown>)[key];
         if (key === 'constructor' || typeof handler !== 'function') continue;
-        const sub = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        if (sub === undefined || method === undefined) continue;
-        if (!classPublic && Reflect.getMetadata(IS_PUBLIC, handler) !== true) continue;
-        for (const b of [base ?? ''].flat()) {
-          for (const s of [sub].flat()) routes.add(`${RequestMethod[method].toLowerCase()} ${openApiPath(b, s)}`);
-        }
+        if (classPublic || Reflect.getMetadata(IS_PUBLIC, handler) === true) ids.add(`${controller.name}_${key}`);
       }
     }
   }
-  return routes;
-}
-
-/** `api/v1` + `users/:sub` → `/api/v1/users/{sub}`, as @nestjs/swagger writes paths. */
-function openApiPath(base: string, sub: string): string {
-  const joined = `/${[base, sub].map((p) => p.replace(/^\/+|\/+$/g, '')).filter((p) => p !== '').join('/')}`;
-  return joined.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return ids;
 }
 
 /** Serves the OpenAPI UI at /api/docs and the document at /api/docs-json. */

@@ -355,6 +355,7 @@ describe('fuzz: no input makes the service fail', () => {
     }
 
     const histogram = [...stats.byStatus].sort(([x], [y]) => x - y).map(([st, n]) => `${st}×${n}`).join(' ');
+    // eslint-disable-next-line no-console -- the run's seed and figures, to replay or compare a run
     console.log(
       `fuzz: seed ${SEED}, ${stats.cases} requests over ${ops.length} operations in ${Date.now() - stats.started} ms (${stats.healed} fixture checks after 2xx writes); statuses ${histogram}\n${perOp.join('\n')}`,
     );

@@ -1,6 +1,6 @@
 /**
  * The built service as a real child process on its embedded PostgreSQL
- * (docs/decisions.md, Running): first start (initdb, bootstrap admin, ready line), data kept
+ * (docs/adr/0027-running-and-deploying.md): first start (initdb, bootstrap admin, ready line), data kept
  * across restarts, a clean stop on SIGTERM that stops the embedded database, a
  * restart after kill -9 that adopts the still-running database, the generated
  * bootstrap password printed once, and configuration errors that stop the start.

@@ -441,7 +441,10 @@ describe('secrets never leak into responses or logs', () => {
     const found: string[] = [];
     const walk = (v: unknown, path: string) => {
       if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (privateParams.includes(k) ? found.push(`${path}.${k}`) : walk(x, `${path}.${k}`));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+        if (privateParams.includes(k)) found.push(`${path}.${k}`);
+        else walk(x, `${path}.${k}`);
+      }
     };
     walk(jwks.body, 'jwks');
     expect(found).toEqual([]);

@@ -15,7 +15,7 @@
  * written in one transaction), never waited for.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { claimsOf, expectWireError } from './support/contract';
+import { expectWireError } from './support/contract';
 import { agedSession, createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';

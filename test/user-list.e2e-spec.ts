@@ -597,7 +597,7 @@ describe('user list (operation 6)', () => {
   });
 
   /**
-   * Listing at scale (docs/decisions.md): counts come from trigger-kept counters or
+   * Listing at scale (docs/adr/0033-listing-at-scale.md): counts come from trigger-kept counters or
    * the narrow search documents, and a page past the middle is read from the other
    * end. Both must stay exact and in order, whatever wrote the rows — the API or a
    * bulk SQL statement — so here the database itself is the oracle.

@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expectWireError, INT64, UUID } from './support/contract';
-import { createSector, provisionTenant, ProvisionedTenant, tenantSql, uniqueSlug } from './support/factories';
+import { createSector, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Res = { status: number; body: any; headers: Record<string, string> };

@@ -11,8 +11,8 @@ http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeH
   .listen(Number(process.env.PORT), '127.0.0.1', () => process.send && process.send('ready'));
 `;
 
-export const OIDC_CLIENT_ID = 'bench-backend';
-export const OIDC_CLIENT_SECRET = 'bench-backend-secret-0123456789abcdefghijkl';
+const OIDC_CLIENT_ID = 'bench-backend';
+const OIDC_CLIENT_SECRET = 'bench-backend-secret-0123456789abcdefghijkl';
 
 /**
  * An authorization server on the oidc-provider package (v9, ESM), deployed the way a

@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** The scenarios `BENCH_SCENARIOS` may name (comma-separated); all run when it is unset. */
-export const SCENARIOS = ['introspection', 'reads', 'login', 'mixed', 'scale-out', 'revocation', 'tenants', 'user-list'] as const;
+const SCENARIOS = ['introspection', 'reads', 'login', 'mixed', 'scale-out', 'revocation', 'tenants', 'user-list'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The benchmark's knobs, read once from the environment. */

@@ -3,7 +3,7 @@ import { jwtClaims, ok } from './http';
 import { PLATFORM_ADMIN, PLATFORM_PASSWORD } from './service';
 
 export const TENANT_ADMIN_PASSWORD = 'tenant-admin-password';
-export const USER_PASSWORD = 'bench-user-password';
+const USER_PASSWORD = 'bench-user-password';
 
 /** A provisioned tenant with its first admin (an admin of the default sector) signed in. */
 export interface TenantFixture {

@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- a benchmark prints its progress */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { fmt, log, ratioOf, times } from '../lib/report';
 import { startService, supportsAdapterSwitch } from '../lib/service';
 
 /** Introspection at BENCH_CONNECTIONS after a 2 s warm-up. */
-export async function introspectionLoad(ctx: BenchContext, base: string, token: string): Promise<LoadFigures> {
+async function introspectionLoad(ctx: BenchContext, base: string, token: string): Promise<LoadFigures> {
   const opts = { ...introspectionRequest(base, token), connections: ctx.config.connections };
   await runLoad({ ...opts, duration: 2 });
   return figures(await runLoad({ ...opts, duration: ctx.config.seconds }));

@@ -5,7 +5,7 @@ import { figures, LoadFigures, runLoad } from '../lib/load';
 import { fmt, log, ratioOf, times } from '../lib/report';
 
 /** bcrypt verifications per second at `cost` on this process's libuv pool (as many in flight as the pool has threads). */
-export async function bcryptPerSecond(cost: number, seconds: number): Promise<number> {
+async function bcryptPerSecond(cost: number, seconds: number): Promise<number> {
   const hash = await bcrypt.hash('benchmark-password', cost);
   const parallel = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
   let done = 0;
@@ -22,7 +22,7 @@ export async function bcryptPerSecond(cost: number, seconds: number): Promise<nu
   return done / ((Date.now() - started) / 1000);
 }
 
-export function loginConnections(ctx: BenchContext): number {
+function loginConnections(ctx: BenchContext): number {
   return Math.max(2, ctx.config.cores * 2);
 }
 
@@ -59,7 +59,7 @@ export async function loginScenario(ctx: BenchContext, main: Target): Promise<vo
 
 /** Scenario 3b: a login storm saturating the CPU while introspection runs at 10 connections. */
 export async function mixedScenario(ctx: BenchContext, main: Target): Promise<void> {
-  const { config, report } = ctx;
+  const { report } = ctx;
   const connections = loginConnections(ctx);
   const introspectConnections = 10;
   log(`mixed: ${connections} login connections + introspection at ${introspectConnections} connections`);

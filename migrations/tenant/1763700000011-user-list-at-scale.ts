@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Listing a million users with an exact `totalCount` (docs/decisions.md, "Listing at scale"):
+ * Listing a million users with an exact `totalCount` (docs/adr/0033-listing-at-scale.md):
  *
  * - `user_list_counts`: per sector, how many users and how many with a verified
  *   email, kept by triggers in the changing transaction, so the count of an

@@ -3,7 +3,7 @@ import { COUNT_INSERTED, COUNT_UPDATED, LIST_INSERT_FUNCTION, LIST_UPDATE_FUNCTI
 
 /**
  * Narrower search documents, so that a broad search's count reads fewer pages
- * (docs/decisions.md, "Listing at scale"):
+ * (docs/adr/0033-listing-at-scale.md):
  *
  * - Each sector that has a row in `user_list_counts` gets a `list_key` (bigint
  *   identity), and `user_search_docs` stores that key instead of the sector's

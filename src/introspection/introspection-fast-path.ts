@@ -17,7 +17,7 @@ import { Metrics } from '../metrics/metrics.service';
 import { IntrospectDto, IntrospectionResponse } from './dto/introspection.dto';
 import { IntrospectionService } from './introspection.service';
 
-export const INTROSPECT_PATH = '/api/v1/introspect';
+const INTROSPECT_PATH = '/api/v1/introspect';
 /** Bodies up to this size take the fast path; bigger ones (never a real introspection) take the framework's. */
 const FAST_BODY_MAX = 16 * 1024;
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -52,8 +52,6 @@ export class IntrospectionFastPath {
   private readonly validation = createValidationPipe();
   /** The service's security headers as a flat name, value, name, value… list. */
   private securityHeaders: string[] = [];
-  /** Requests answered here (for tests). */
-  served = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,7 +71,6 @@ export class IntrospectionFastPath {
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (this.accepts(req)) {
-        this.served++;
         void this.serve(req, res);
         return;
       }
@@ -174,6 +171,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 /** JSON as the framework's body parser reads it: strict (an object or an array at the top), else MALFORMED_JSON. */
 function parseStrictJson(raw: Buffer): unknown {
   const text = raw.toString('utf8');
+  // eslint-disable-next-line no-control-regex -- JSON's whitespace: space, tab, line feed, carriage return
   const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
   if (first === '{' || first === '[') {
     try {

@@ -12,7 +12,7 @@ export class LinkedIdentityEntity {
   @Column('uuid', { name: 'user_id' }) userId: string;
   @Column('uuid', { name: 'sector_id' }) sectorId: string;
   @Column('text') provider: string;
-  /** The issuer of the provider when the identity was linked (docs/decisions.md, Social login). */
+  /** The issuer of the provider when the identity was linked (docs/adr/0020-social-login.md). */
   @Column('text') issuer: string;
   @Column('text') subject: string;
   /** The email the provider reported when the identity was linked (informational). */

@@ -30,7 +30,7 @@ import { readCallbackForm, SocialLoginService } from './social-login.service';
 /**
  * A sector's social-login providers (operation 9). A signed-in admin of the
  * sector or of the tenant's default sector; never an API token, since provider
- * secrets route credentials (docs/decisions.md, Social login).
+ * secrets route credentials (docs/adr/0020-social-login.md).
  */
 @ApiTags('Social login')
 @ApiBearerAuth()

@@ -278,7 +278,7 @@ export class ProviderClients {
 }
 
 /** A compact JWS (ES256 or RS256) signed with node:crypto. */
-export function signJwt(alg: 'ES256' | 'RS256', key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+function signJwt(alg: 'ES256' | 'RS256', key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
   const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const input = `${enc({ alg, typ: 'JWT', ...header })}.${enc(payload)}`;
   const signature = alg === 'ES256' ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', Buffer.from(input), key);

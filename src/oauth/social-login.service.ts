@@ -30,9 +30,9 @@ import { ProviderConfigService } from './provider-config.service';
 /** Seal purpose of the result a social callback leaves for the exchange. */
 const RESULT_SEAL = 'oauth-sign-in-result';
 /** How long after its completion a social flow's result can be collected. */
-export const TOKEN_EXCHANGE_WINDOW_SECONDS = 120;
+const TOKEN_EXCHANGE_WINDOW_SECONDS = 120;
 /** The kind of the transactions of a link flow (started from the account page; never a sign-in). */
-export const OAUTH_LINK = 'oauth-link';
+const OAUTH_LINK = 'oauth-link';
 const FLOW_KINDS = [SIGN_IN, OAUTH_LINK] as const;
 
 /** The issuers of the providers with a fixed one; the generic `oidc` provider's is its configured issuer URL. */
@@ -43,7 +43,7 @@ const FIXED_ISSUERS: Record<Exclude<ProviderName, 'oidc'>, string> = {
 };
 
 /** The issuer of a provider as its sector configures it now: with the subject, the key of a linked identity. */
-export function providerIssuer(p: Pick<ResolvedProvider, 'name' | 'issuerUrl'>): string {
+function providerIssuer(p: Pick<ResolvedProvider, 'name' | 'issuerUrl'>): string {
   return p.name === 'oidc' ? p.issuerUrl : FIXED_ISSUERS[p.name];
 }
 
@@ -336,7 +336,7 @@ export async function readCallbackForm(req: IncomingMessage): Promise<OAuthCallb
   for (const [key, max] of Object.entries(CALLBACK_FIELDS)) {
     const value = form.get(key);
     if (value === null) continue;
-    if (value.length > max || /[\u0000]/.test(value)) throw DomainError.invalidField(key, `must be at most ${max} characters`);
+    if (value.length > max || value.includes('\u0000')) throw DomainError.invalidField(key, `must be at most ${max} characters`);
     out[key] = value;
   }
   return out as OAuthCallbackQuery;

@@ -1,13 +1,13 @@
 /**
  * TOTP through otplib 13 (ESM-only: loaded with a native dynamic import, see
- * docs/decisions.md). RFC 6238, SHA-1, 6 digits, 30-second steps, one step of
+ * docs/adr/0001-toolchain.md). RFC 6238, SHA-1, 6 digits, 30-second steps, one step of
  * clock drift either way.
  */
 type Otplib = typeof import('otplib', { with: { 'resolution-mode': 'import' } });
 let loaded: Promise<Otplib> | undefined;
 const otplib = (): Promise<Otplib> => (loaded ??= import('otplib'));
 
-export const TOTP_STEP_SECONDS = 30;
+const TOTP_STEP_SECONDS = 30;
 
 export async function newTotpSecret(): Promise<string> {
   return (await otplib()).generateSecret();

@@ -36,7 +36,7 @@ const FIELDS: Record<WireField, Column> = {
 };
 
 /** int64 settings whose "0" means "the default". */
-export const INT64_DEFAULTS: Partial<Record<WireField, string>> = {
+const INT64_DEFAULTS: Partial<Record<WireField, string>> = {
   InviteExpirationHours: '168',
   AccessTokenDuration: '3600',
   PasswordResetTimeoutMinutes: '15',

@@ -2,7 +2,7 @@ import Handlebars from 'handlebars';
 import { registerDecorator, ValidationOptions } from 'class-validator';
 
 /** Compiles a template the way the mail module will, so a broken one is refused when saved. */
-export function handlebarsError(template: string): string | undefined {
+function handlebarsError(template: string): string | undefined {
   try {
     Handlebars.precompile(template, { strict: false });
     return undefined;

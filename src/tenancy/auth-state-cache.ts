@@ -6,7 +6,7 @@ import { TenantEntity } from './tenant.entity';
 import { TenantStorageService } from './tenant-storage';
 
 /** The channel the tenant schema's triggers notify on (migration AuthChangeNotifications). */
-export const AUTH_CHANNEL = 'iam_auth';
+const AUTH_CHANNEL = 'iam_auth';
 
 /** Entries of one database before its cache is emptied and refilled. */
 const MAX_ENTRIES_PER_DATABASE = 20_000;

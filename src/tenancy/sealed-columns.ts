@@ -36,7 +36,7 @@ function quoted(name: string): string {
  * every sealed column needs the same three statements (a keyset page, a
  * conditional replace, a count), so a new sealed column is one more `SealedColumn`
  * entry instead of new repository methods in each owning module (see
- * docs/decisions.md, Keys and tokens).
+ * docs/adr/0007-sealed-secrets-and-master-key-rotation.md).
  */
 export class SealedColumns {
   private readonly table: string;

@@ -28,7 +28,7 @@ import { pageInfo, paging } from '../common/wire/paging';
 import { toTenantListItem, toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
 import { TenantEntity } from '../tenancy/tenant.entity';
 
-export const DEFAULT_SECTOR_SLUG = 'admin';
+const DEFAULT_SECTOR_SLUG = 'admin';
 
 const EMPTY_STATS: TenantStats = {
   userCount: 0,
@@ -220,7 +220,7 @@ export class TenantService {
         apiTokenCount,
         mfaRequired: rootSettings?.mfaRequired ?? false,
         selfSignupAllowed: rootSettings?.selfSignUpAllowed ?? false,
-        // The default sector has a relying party browsers accept (docs/decisions.md, Passkeys).
+        // The default sector has a relying party browsers accept (docs/adr/0015-passkeys.md).
         webauthnConfigured: Boolean(rootSettings && rootSector && isUsableRelyingParty(resolveRelyingParty(rootSector, rootSettings))),
       };
     });

@@ -1,6 +1,6 @@
 import { FieldViolation } from '../common/errors/domain-error';
 
-export const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MIN_LENGTH = 8;
 /** bcrypt reads at most 72 bytes; longer passwords are refused rather than silently truncated. */
 export const PASSWORD_MAX_BYTES = 72;
 

@@ -9,7 +9,7 @@ import { PasswordHasher } from './password-hasher';
 import { UserRepository } from './user.repository';
 
 /** How recent a sign-in must be to count as re-authentication (docs/security.md, Step-up). */
-export const STEP_UP_WINDOW_SECONDS = 300;
+const STEP_UP_WINDOW_SECONDS = 300;
 
 /** What a request may carry to prove the user is present now, when their sign-in is older than the window. */
 export interface StepUpProof {

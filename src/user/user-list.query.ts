@@ -3,7 +3,7 @@ import type { UserSort } from './dto/user.dto';
 
 /**
  * The SQL of operation 6 (list a sector's users), as pure functions so the
- * benchmark can time exactly what the service runs (docs/decisions.md, "Listing at scale").
+ * benchmark can time exactly what the service runs (docs/adr/0033-listing-at-scale.md).
  *
  * - The count of an unsearched list (all users, or `filterVerified` alone) is one
  *   row of `user_list_counts`, kept exact by triggers.

@@ -3,9 +3,9 @@ import { UserListItem, UserProfileInput, UserProfileResponse } from './dto/user.
 import { UserAddress, UserEntity } from './user.entity';
 import type { UserListRow } from './user-list.query';
 
-export type InviteStatus = '' | 'pending' | 'active' | 'expired';
+type InviteStatus = '' | 'pending' | 'active' | 'expired';
 
-export function inviteStatusOf(u: Pick<UserEntity, 'inviteExpiresAt' | 'inviteAcceptedAt'>, now = Date.now()): InviteStatus {
+function inviteStatusOf(u: Pick<UserEntity, 'inviteExpiresAt' | 'inviteAcceptedAt'>, now = Date.now()): InviteStatus {
   if (!u.inviteExpiresAt) return '';
   if (u.inviteAcceptedAt) return 'active';
   return u.inviteExpiresAt.getTime() <= now ? 'expired' : 'pending';

@@ -1,6 +1,6 @@
 import { relyingPartyViolations } from '../settings/settings.validation';
 
-/** The WebAuthn relying party of one sector (docs/decisions.md, Passkeys). */
+/** The WebAuthn relying party of one sector (docs/adr/0015-passkeys.md). */
 export interface RelyingParty {
   /** RP ID: WebAuthnRPID, else the sector's domain. */
   id: string;

@@ -24,7 +24,7 @@ import { WebAuthnCredentialEntity } from './webauthn-credential.entity';
 import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
 
 /** The kind of a passkey registration's transaction (sign-in steps only continue `login` transactions, and only those prove self-access). */
-export const WEBAUTHN_REGISTRATION = 'webauthn-registration';
+const WEBAUTHN_REGISTRATION = 'webauthn-registration';
 
 /** What a registration transaction keeps between begin and finish (`data.webauthn`). */
 interface PendingRegistration {

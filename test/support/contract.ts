@@ -6,11 +6,11 @@
 
 export const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
-export const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
-export const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
 /** ErrorInfo.domain of every error the service answers. */
-export const ERROR_DOMAIN = 'iam.service';
+const ERROR_DOMAIN = 'iam.service';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** An int64 on the wire: a string of digits. */

@@ -8,20 +8,20 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   form: Record<string, string>;
 }
 
-export interface FakeServer {
+interface FakeServer {
   base: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
 
-export interface GitHubUser {
+interface GitHubUser {
   id: number;
   login: string;
   name: string;
@@ -33,7 +33,7 @@ export interface FakeGitHub extends FakeServer {
   codes: Map<string, GitHubUser>;
 }
 
-export interface AppleIdentity {
+interface AppleIdentity {
   sub: string;
   email: string;
   email_verified: boolean | string;

@@ -33,10 +33,10 @@ export type OpenApiDoc = {
   components?: { schemas?: Record<string, Schema> };
 };
 
-export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
 
-export interface BodyField {
+interface BodyField {
   name: string;
   /** The schema type: string, boolean, integer, number, array, object. */
   type: string;
@@ -125,7 +125,7 @@ export type RefName =
 /** The tenant a routed id (transaction id, invitation token, API token body) points at. */
 export type RoutedTenant = 'ownTenant' | 'otherTenant' | 'unknownTenant';
 
-export class Ref {
+class Ref {
   constructor(readonly name: RefName) {}
   toString(): string {
     return `<${this.name}>`;
@@ -133,7 +133,7 @@ export class Ref {
 }
 
 /** A well-formed routed id (64 base64url chars: 32 random bytes and a tenant id) that names no transaction or token. */
-export class RoutedRef {
+class RoutedRef {
   constructor(
     readonly tenant: RoutedTenant,
     readonly random: Uint8Array,
@@ -150,13 +150,13 @@ export interface Resolver {
   tenantId(tenant: RoutedTenant): string;
 }
 
-export function routedId(r: RoutedRef, resolver: Resolver): string {
+function routedId(r: RoutedRef, resolver: Resolver): string {
   const tenant = Buffer.from(resolver.tenantId(r.tenant).replace(/-/g, ''), 'hex');
   return r.prefix + Buffer.concat([Buffer.from(r.random), tenant]).toString('base64url');
 }
 
 /** A symbolic or literal value resolved to its wire string. */
-export function resolveString(v: string | Ref | RoutedRef, resolver: Resolver): string {
+function resolveString(v: string | Ref | RoutedRef, resolver: Resolver): string {
   if (v instanceof Ref) return resolver.ref(v.name);
   if (v instanceof RoutedRef) return routedId(v, resolver);
   return v;
@@ -171,7 +171,7 @@ export function resolveString(v: string | Ref | RoutedRef, resolver: Resolver): 
  * as UTF-8, a lone surrogate as its (invalid) 3-byte generalized UTF-8 form
  * (%ED%A0%80 for \ud800), since encodeURIComponent refuses it. A NUL is %00.
  */
-export function percentEncode(s: string): string {
+function percentEncode(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const cu = s.charCodeAt(i);
@@ -198,7 +198,7 @@ export function percentEncode(s: string): string {
 // ---------------------------------------------------------------------------------------------
 
 /** Strings that have broken services before. */
-export const NASTY_STRINGS: readonly string[] = [
+const NASTY_STRINGS: readonly string[] = [
   '',
   ' ',
   '   ',
@@ -304,7 +304,7 @@ function longRun(maxUnits: number): fc.Arbitrary<string> {
 }
 
 /** Malformed text: nasty constants, random unicode (lone surrogates and NUL included), long runs. */
-export function malformedString(maxLongUnits = 3000): fc.Arbitrary<string> {
+function malformedString(maxLongUnits = 3000): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constantFrom(...NASTY_STRINGS), weight: 6 },
     { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 2 },
@@ -320,16 +320,16 @@ export function malformedString(maxLongUnits = 3000): fc.Arbitrary<string> {
 
 const tenantOfRouted = fc.constantFrom<RoutedTenant>('ownTenant', 'otherTenant', 'unknownTenant');
 const randomBytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
-export const routedRef = (prefix = ''): fc.Arbitrary<RoutedRef> => fc.tuple(tenantOfRouted, randomBytes32).map(([tn, r]) => new RoutedRef(tn, r, prefix));
+const routedRef = (prefix = ''): fc.Arbitrary<RoutedRef> => fc.tuple(tenantOfRouted, randomBytes32).map(([tn, r]) => new RoutedRef(tn, r, prefix));
 
 /** A path parameter: a literal to percent-encode, a raw already-encoded segment, or a symbolic id. */
-export type PathValue = { kind: 'text'; value: string } | { kind: 'raw'; value: string } | { kind: 'id'; value: Ref | RoutedRef | string };
+type PathValue = { kind: 'text'; value: string } | { kind: 'raw'; value: string } | { kind: 'id'; value: Ref | RoutedRef | string };
 
 /** Raw (sent as is) path segments: escapes that do not decode, encoded NULs and slashes, dot segments. */
 const RAW_SEGMENTS = ['%00', 'a%00b', '%', '%zz', '%E0%A4%A', '%ED%A0%80', '%C0%AE%C0%AE', '%2e%2e', '..', '.', '%2F', '..%2F..%2F', '%252e', '%uD800', '%FF%FE', '%F0%9F', '+', '%20', ';', '%3B', ':', '@', '~'];
 
 /** Refs an operation may target with a valid credential: any for reads, only victims (and other tenants' ids) for writes. */
-export function targetRefs(method: Method, param: string): RefName[] {
+function targetRefs(method: Method, param: string): RefName[] {
   const readOnly = method === 'get';
   switch (param) {
     case 'sectorID':
@@ -347,7 +347,7 @@ export function targetRefs(method: Method, param: string): RefName[] {
   }
 }
 
-export function pathValue(method: Method, param: string): fc.Arbitrary<PathValue> {
+function pathValue(method: Method, param: string): fc.Arbitrary<PathValue> {
   const refs = targetRefs(method, param);
   return fc.oneof(
     { arbitrary: malformedString(1500).map((value): PathValue => ({ kind: 'text', value })), weight: 8 },
@@ -359,7 +359,7 @@ export function pathValue(method: Method, param: string): fc.Arbitrary<PathValue
 }
 
 /** A query component: key and value, each either raw (sent as is) or text to percent-encode. */
-export type QueryPart = { key: string; rawKey?: boolean; value: string | Ref | RoutedRef; rawValue?: boolean };
+type QueryPart = { key: string; rawKey?: boolean; value: string | Ref | RoutedRef; rawValue?: boolean };
 
 const QUERY_VALUES = ['', '-1', '0', '1', '2', '1.5', '1e3', '1e309', '-1e309', '9007199254740993', '99999999999999999999999', '-9223372036854775809', 'NaN', 'Infinity', 'true', 'false', 'TRUE', 'yes', '1,2', 'null', '[]', '{}'];
 
@@ -380,7 +380,7 @@ function queryValue(name: string, type: string): fc.Arbitrary<Pick<QueryPart, 'v
 }
 
 /** Query parameters: declared ones (malformed values, repeated, bracketed) and unknown ones. */
-export function queryParts(params: Operation['queryParams']): fc.Arbitrary<QueryPart[]> {
+function queryParts(params: Operation['queryParams']): fc.Arbitrary<QueryPart[]> {
   const declared = params.map((p) =>
     fc.option(
       fc
@@ -420,12 +420,12 @@ export function queryParts(params: Operation['queryParams']): fc.Arbitrary<Query
 // ---------------------------------------------------------------------------------------------
 
 /** A JSON object kept as its entries, so that duplicate and "__proto__" keys survive until it is written. */
-export class Entries {
+class Entries {
   constructor(readonly entries: Array<[string, unknown]>) {}
 }
 
 /** Writes a generated value as JSON text, resolving symbolic ids. */
-export function toJsonText(v: unknown, resolver: Resolver): string {
+function toJsonText(v: unknown, resolver: Resolver): string {
   if (v instanceof Ref || v instanceof RoutedRef) return JSON.stringify(resolveString(v, resolver));
   if (v instanceof Entries) return `{${v.entries.map(([k, x]) => `${JSON.stringify(k)}:${toJsonText(x, resolver)}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map((x) => toJsonText(x, resolver)).join(',')}]`;
@@ -449,7 +449,7 @@ function plausible(field: BodyField): fc.Arbitrary<unknown> {
   if (n === 'type') options.push(fc.constantFrom('email', 'sms', 'totp', 'EMAIL', 'voice'));
   if (field.fields && field.fields.length > 0) {
     const sub = field.fields;
-    options.push(fc.tuple(...sub.map((f) => fc.option(fc.string({ maxLength: 30 }), { nil: undefined }))).map((vs) => new Entries(sub.flatMap((f, i): Array<[string, unknown]> => (vs[i] === undefined ? [] : [[f.name, vs[i]]])))));
+    options.push(fc.tuple(...sub.map(() => fc.option(fc.string({ maxLength: 30 }), { nil: undefined }))).map((vs) => new Entries(sub.flatMap((f, i): Array<[string, unknown]> => (vs[i] === undefined ? [] : [[f.name, vs[i]]])))));
   }
   if (field.type === 'boolean') options.push(fc.boolean());
   if (field.type === 'array') options.push(fc.array(fc.oneof(fc.webUrl(), malformedString(100)), { maxLength: 4 }));
@@ -479,7 +479,7 @@ function wrongValue(field: BodyField): fc.Arbitrary<unknown> {
 }
 
 /** An object with (some of) the operation's field names, each set to a malformed or wrong-typed value; extra keys at times. */
-export function fieldsObject(fields: BodyField[]): fc.Arbitrary<Entries> {
+function fieldsObject(fields: BodyField[]): fc.Arbitrary<Entries> {
   const own = fields.map((f) => fc.option(fc.tuple(fc.constant(f.name), wrongValue(f)), { nil: undefined, freq: 5 }));
   const extra = fc.array(
     fc.tuple(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'isAdmin', 'tenantID', 'sub', 'id', '', '\u0000', '\ud800'), fc.string({ maxLength: 8 })), smallJson),
@@ -493,7 +493,7 @@ export function fieldsObject(fields: BodyField[]): fc.Arbitrary<Entries> {
  * most one set to a malformed or wrong-typed value, so that the request gets past
  * the first check and the one fault reaches deeper code.
  */
-export function nearlyValidObject(fields: BodyField[]): fc.Arbitrary<Entries> {
+function nearlyValidObject(fields: BodyField[]): fc.Arbitrary<Entries> {
   if (fields.length === 0) return fc.constant(new Entries([]));
   return fc
     .tuple(
@@ -595,7 +595,7 @@ const rawBody: fc.Arbitrary<BodySpec> = fc.oneof(
 );
 
 /** A request body for an operation: random JSON, the operation's fields with malformed values, raw text, other content types, none, oversize. */
-export function bodySpec(op: Operation): fc.Arbitrary<BodySpec> {
+function bodySpec(op: Operation): fc.Arbitrary<BodySpec> {
   const b = op.hasBody ? 1 : 0;
   const choices: Array<{ arbitrary: fc.Arbitrary<BodySpec>; weight: number }> = [
     { arbitrary: fc.constant<BodySpec>({ kind: 'none' }), weight: 10 + 30 * (1 - b) },
@@ -645,7 +645,7 @@ export function describeBody(text: string | undefined): string {
 
 export type Credential = 'platform' | 'admin' | 'member' | 'api';
 
-export type Damage = 'lowercase' | 'spaces' | 'noScheme' | 'truncate' | 'append' | 'twice' | 'flip';
+type Damage = 'lowercase' | 'spaces' | 'noScheme' | 'truncate' | 'append' | 'twice' | 'flip';
 
 export type AuthSpec =
   | { kind: 'none' }
@@ -660,14 +660,14 @@ export type AuthSpec =
   | { kind: 'apiShaped'; id: RoutedRef };
 
 /** Header-safe text: what Node lets a client send in a header value (tab, printable ASCII, latin-1 bytes). */
-export const headerText = (maxLength: number): fc.Arbitrary<string> =>
+const headerText = (maxLength: number): fc.Arbitrary<string> =>
   fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((c) => String.fromCharCode(c)), maxLength });
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null', 'utf8').toString('base64url');
 
 const RAW_AUTH = ['Bearer', 'Bearer ', 'Bearer  ', 'Bearer x.y.z', 'Bearer a.b', 'Bearer ...', 'Bearer iam_', 'Basic dXNlcjpwYXNz', 'Basic', 'Digest x', 'Token abc', 'bearer', 'BEARER x', ',', 'Bearer null', 'Bearer undefined'];
 
-export const authSpec: fc.Arbitrary<AuthSpec> = fc.oneof(
+const authSpec: fc.Arbitrary<AuthSpec> = fc.oneof(
   { withCrossShrink: true },
   { arbitrary: fc.constant<AuthSpec>({ kind: 'none' }), weight: 3 },
   { arbitrary: fc.constantFrom<Credential>('platform', 'admin', 'member', 'api').map((who): AuthSpec => ({ kind: 'valid', who })), weight: 6 },
@@ -748,7 +748,7 @@ export function authHeader(spec: AuthSpec, credentials: Record<Credential, strin
   }
 }
 
-export const requestIdSpec: fc.Arbitrary<string | undefined> = fc.oneof(
+const requestIdSpec: fc.Arbitrary<string | undefined> = fc.oneof(
   { withCrossShrink: true },
   { arbitrary: fc.constant(undefined), weight: 4 },
   { arbitrary: headerText(40), weight: 2 },
@@ -778,7 +778,7 @@ export function requestSpec(op: Operation): fc.Arbitrary<RequestSpec> {
  * 431 before the app sees it; generated URLs stay under this many characters
  * (each value cut, then the query parts that do not fit dropped).
  */
-export const MAX_URL_CHARS = 7000;
+const MAX_URL_CHARS = 7000;
 const MAX_ENCODED_VALUE = 2500;
 
 /** Cuts an encoded value to `max` characters without leaving half a %XX escape. */

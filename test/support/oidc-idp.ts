@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- silences the provider library's start-up notices on the console */
 /**
  * A real OpenID provider for the social-login specs: `oidc-provider` (v9) on
  * 127.0.0.1, with one confidential client (PKCE required) whose redirect URI is
@@ -14,7 +15,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface IdpAccount {
+interface IdpAccount {
   sub: string;
   email: string;
   email_verified: boolean;

@@ -23,13 +23,12 @@ export class SmsGateway {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<SmsGateway> {
-    let gateway: SmsGateway | undefined;
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => gateway!.answer(req, Buffer.concat(chunks).toString('utf8'), res));
+      req.on('end', () => gateway.answer(req, Buffer.concat(chunks).toString('utf8'), res));
     });
-    gateway = new SmsGateway(server);
+    const gateway = new SmsGateway(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return gateway;
   }

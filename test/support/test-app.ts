@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import TestAgent from 'supertest/lib/agent';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { withDatabase } from '../../src/database/data-source-options';
 import { createApp } from '../../src/main';
@@ -38,7 +37,7 @@ export interface TestApp {
   baseUrl: string;
   databaseUrl: string;
   databaseName: string;
-  http: () => TestAgent;
+  http: () => request.Agent;
   /** Signs in and returns the access token (fails the test otherwise). */
   login(username: string, password: string, sectorID?: string): Promise<string>;
   platformToken(): Promise<string>;

@@ -32,7 +32,7 @@ export async function eventually<T>(
 /**
  * Waits until a change made by hand in SQL, bypassing the services, is enforced.
  * The service hears of such a change through the notification PostgreSQL sends
- * when it commits (README, "Caching and revocation"): a request that arrives
+ * when it commits (docs/performance.md, "Caching and revocation"): a request that arrives
  * before the notification may still be answered from the authorization-state
  * cache. The notification takes milliseconds; the probe answers true once the
  * change shows.

@@ -4,7 +4,7 @@ import { QueryInt } from '../../common/validation/validation';
 import { AUDIT_EVENT_TYPES } from '../audit-event';
 
 export const AUDIT_PAGE_SIZE_DEFAULT = 50;
-export const AUDIT_PAGE_SIZE_MAX = 200;
+const AUDIT_PAGE_SIZE_MAX = 200;
 
 export class ListAuditEventsQuery {
   @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Unix seconds: events at or after this time.' })

@@ -5,8 +5,8 @@
  */
 export type Factor = 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'SOCIAL' | 'MAGIC_LINK';
 
-export type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
-export type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
+type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
+type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
 
 export interface PolicyInput {
   /** Factors the transaction has satisfied so far. */

@@ -143,7 +143,7 @@ export class SignInEngine {
     } catch (err) {
       const reason = err instanceof DomainError ? err.reason : 'INTERNAL';
       this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'failure', reason });
-      // A refused step changes nothing to join: its event is appended on its own (docs/decisions.md, Audit trail).
+      // A refused step changes nothing to join: its event is appended on its own (docs/adr/0025-audit-trail.md).
       await this.audit.recordAlone(state.scope.db, {
         type: 'sign_in',
         sectorId: state.scope.route.sectorId,
@@ -301,6 +301,6 @@ export function matchesLogin(user: UserEntity, login: string): boolean {
 }
 
 /** The refusal of every step of a transaction that used up its attempts. */
-export function transactionFailed(): DomainError {
+function transactionFailed(): DomainError {
   return DomainError.failedPrecondition(Reason.TRANSACTION_FAILED, 'The authentication transaction failed (too many wrong codes); start again.');
 }

@@ -9,7 +9,7 @@ import { TotpStrategy } from './totp.strategy';
 import { WebAuthnStrategy } from './webauthn.strategy';
 
 /** The sign-in factors the engine knows. Adding a factor: write its strategy and list it here. */
-export const FACTOR_STRATEGY_CLASSES: ReadonlyArray<Type<FactorStrategy<never>>> = [PasswordStrategy, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy, WebAuthnStrategy, SocialStrategy, MagicLinkStrategy];
+const FACTOR_STRATEGY_CLASSES: ReadonlyArray<Type<FactorStrategy<never>>> = [PasswordStrategy, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy, WebAuthnStrategy, SocialStrategy, MagicLinkStrategy];
 
 /** The strategies themselves, and the list the engine asks (e.g. which second factors a user has enrolled). */
 export const FACTOR_STRATEGY_PROVIDERS: Provider[] = [

@@ -24,7 +24,7 @@ export interface PendingPasskey {
   login?: string;
 }
 
-export function pendingPasskeyOf(tx: AuthTransactionEntity | undefined): PendingPasskey | undefined {
+function pendingPasskeyOf(tx: AuthTransactionEntity | undefined): PendingPasskey | undefined {
   const pending = tx?.data?.webauthn as PendingPasskey | undefined;
   return pending && typeof pending.challenge === 'string' ? pending : undefined;
 }

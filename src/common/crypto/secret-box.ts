@@ -149,11 +149,6 @@ export class SecretBox {
   }
 }
 
-/** A URL-safe random identifier carrying `bytes` bytes of CSPRNG output. */
-export function randomId(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
-}
-
 /**
  * How bearer secrets with 256 random bits (API tokens, invitation tokens) are
  * stored: SHA-256, base64url. No salt or slow hash is needed at that entropy, and

@@ -32,12 +32,6 @@ export function sqlStateOf(err: unknown): string | undefined {
   return e && typeof e.code === 'string' ? e.code : undefined;
 }
 
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = driverErrorOf(err);
-  if (!e || e.code !== '23505') return false;
-  return constraint === undefined || e.constraint === constraint;
-}
-
 /**
  * Runs a write and turns a unique violation of one of `constraints` into the
  * domain error it stands for (a taken slug, username, email…); anything else

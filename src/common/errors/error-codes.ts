@@ -145,5 +145,3 @@ export const Reason = {
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
 } as const;
-
-export type ReasonCode = (typeof Reason)[keyof typeof Reason];

@@ -4,14 +4,14 @@ import { DomainError } from './domain-error';
 import { ErrorCode, httpStatusOf, Reason } from './error-codes';
 import { redactUrl } from '../http/request';
 
-export const ERROR_DOMAIN = 'iam.service';
+const ERROR_DOMAIN = 'iam.service';
 
 const TYPE_ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const TYPE_REQUEST_INFO = 'type.googleapis.com/google.rpc.RequestInfo';
 const TYPE_BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 const TYPE_RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
-export interface WireErrorBody {
+interface WireErrorBody {
   code: number;
   message: string;
   details: Array<Record<string, unknown> & { '@type': string }>;

@@ -1,12 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiDefaultResponse, ApiProperty } from '@nestjs/swagger';
 
-export class ErrorDetail {
+class ErrorDetail {
   @ApiProperty({ name: '@type', example: 'type.googleapis.com/google.rpc.ErrorInfo' }) '@type': string;
 }
 
 /** The error body every operation may return (docs/api.md, Errors). */
-export class ErrorResponse {
+class ErrorResponse {
   @ApiProperty({ type: 'integer', format: 'int32', example: 3, description: 'gRPC canonical code' }) code: number;
   @ApiProperty({ example: 'Invalid request: slug: must be 2 to 63 characters' }) message: string;
   @ApiProperty({

@@ -45,7 +45,7 @@ export class OutboundRefusedError extends Error {
 
 export type OutboundFetch = (input: string | URL, init?: OutboundRequestInit) => Promise<Response>;
 
-export interface OutboundRequestInit {
+interface OutboundRequestInit {
   method?: string;
   headers?: Record<string, string> | Headers | Array<[string, string]>;
   body?: string | URLSearchParams | Uint8Array | null;
@@ -144,7 +144,7 @@ function ipv6Bytes(address: string): number[] | undefined {
 }
 
 /** Whether an address may be connected to under the policy. */
-export function addressAllowed(address: string, allowLoopback: boolean): boolean {
+function addressAllowed(address: string, allowLoopback: boolean): boolean {
   const kind = classifyAddress(address);
   return kind === 'public' || (kind === 'loopback' && allowLoopback);
 }

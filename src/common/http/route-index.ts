@@ -14,15 +14,14 @@
  */
 
 /** A request as the index reads it. */
-export interface RoutedRequest {
+interface RoutedRequest {
   method?: string;
   url?: string;
 }
-export type Next = (err?: unknown) => void;
+type Next = (err?: unknown) => void;
 export type Dispatch = (req: RoutedRequest, res: unknown, next: Next) => void;
 /** The methods indexed: the ones a router answers only on a matching path and method (OPTIONS has an automatic answer). */
-export const INDEXED_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
-export type IndexedMethod = (typeof INDEXED_METHODS)[number];
+export type IndexedMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 /** A router: a dispatch function that also registers routes. */
 export type RouterLike = Dispatch & Record<IndexedMethod, (path: unknown, ...handlers: unknown[]) => unknown>;
 

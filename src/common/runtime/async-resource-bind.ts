@@ -13,8 +13,10 @@ import { AsyncResource } from 'node:async_hooks';
 export function installLeanAsyncResourceBind(): void {
   const probe = new AsyncResource('iam-probe').bind(() => undefined);
   if (!Object.prototype.hasOwnProperty.call(probe, 'asyncResource')) return;
+  // eslint-disable-next-line no-restricted-syntax -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
   AsyncResource.prototype.bind = function bind<F extends (...args: never[]) => unknown>(this: AsyncResource, fn: F, thisArg?: ThisParameterType<F>): F {
     if (typeof fn !== 'function') throw new TypeError('The "fn" argument must be of type function');
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
     const resource = this;
     const target = fn as unknown as (...a: unknown[]) => unknown;
     const bound =

@@ -1,4 +1,5 @@
 import { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
+// eslint-disable-next-line no-restricted-imports -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
 import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isObservable, lastValueFrom, map, Observable } from 'rxjs';

@@ -1,5 +1,7 @@
 import type { ExecutionContext, NestInterceptor } from '@nestjs/common';
+// eslint-disable-next-line no-restricted-imports -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+// eslint-disable-next-line no-restricted-imports -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
 import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 
 /**
@@ -34,6 +36,7 @@ type Intercept = InterceptorsConsumer['intercept'];
  * request's async context, which a promise chain keeps without binding.
  */
 export function installPromiseInterceptors(): void {
+  // eslint-disable-next-line no-restricted-syntax -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
   const proto = InterceptorsConsumer.prototype as InterceptorsConsumer & { [installed]?: true };
   if (proto[installed]) return;
   const original: Intercept = proto.intercept;

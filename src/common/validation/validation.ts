@@ -17,7 +17,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldViolation[] {
 }
 
 /** Validation failures become INVALID_ARGUMENT with one BadRequest field violation per field. */
-export function validationErrorFactory(errors: ValidationError[]): DomainError {
+function validationErrorFactory(errors: ValidationError[]): DomainError {
   const violations = flatten(errors);
   const byField = new Map<string, string>();
   for (const v of violations) byField.set(v.field, byField.has(v.field) ? `${byField.get(v.field)}; ${v.description}` : v.description);
@@ -30,6 +30,7 @@ export function validationErrorFactory(errors: ValidationError[]): DomainError {
 export const MAX_BODY_DEPTH = 32;
 
 /** A string PostgreSQL cannot store or compare: a NUL character, or an unpaired UTF-16 surrogate. */
+// eslint-disable-next-line no-control-regex -- the NUL character is what this looks for
 const MALFORMED = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 function isMalformedString(value: string): boolean {
   return MALFORMED.test(value);
@@ -66,7 +67,7 @@ export function assertWellFormed(value: unknown): void {
 }
 
 /** Drops properties whose value is null, at every depth of plain objects (arrays keep their items); input is depth-checked first. */
-export function stripNulls(value: unknown): unknown {
+function stripNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === 'object' ? stripNulls(v) : v));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
@@ -177,13 +178,8 @@ export function QueryStringArray(): PropertyDecorator {
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const SLUG_MESSAGE = 'must be 2 to 63 characters of lowercase letters, digits and "-", not starting or ending with "-"';
 
-/** Slug rule: 2 to 63 lowercase letters, digits and "-", not starting or ending with "-". */
-export function isValidSlug(slug: string): boolean {
-  return slug.length >= 2 && slug.length <= 63 && SLUG_PATTERN.test(slug);
-}
-
 /** An exact origin: scheme://host[:port], nothing after it. */
-export function isOrigin(value: unknown): boolean {
+function isOrigin(value: unknown): boolean {
   if (typeof value !== 'string' || value.length > 2048) return false;
   try {
     const u = new URL(value);

@@ -1,6 +1,6 @@
 /** Paging rules (docs/api.md, Limits and defaults). */
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
 
 export interface Paging {
   pageSize: number;

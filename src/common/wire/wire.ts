@@ -12,11 +12,6 @@ export function unixSeconds(date: Date | null | undefined): string {
   return String(Math.floor(date.getTime() / 1000));
 }
 
-/** Standard base64 for `string format: byte` in responses. */
-export function toBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64');
-}
-
 /** Accepts standard or URL-safe base64, padded or not; undefined when the text is not base64. */
 export function fromBase64(text: string): Buffer | undefined {
   const normalized = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');

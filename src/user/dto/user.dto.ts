@@ -119,7 +119,7 @@ export class ResendInviteResponse {
   @ApiProperty({ type: 'string', format: 'int64' }) inviteExpiresAt: string;
 }
 
-export const USER_SORTS = ['name', 'email', 'created_at', 'updated_at'] as const;
+const USER_SORTS = ['name', 'email', 'created_at', 'updated_at'] as const;
 export type UserSort = (typeof USER_SORTS)[number];
 
 export class ListUsersQuery {

@@ -7,7 +7,7 @@ const B64 = 'base64url (standard base64 accepted, padded or not)';
 const CLIENT_DATA_MAX = 16_384;
 const ATTESTATION_MAX = 131_072;
 const ID_MAX = 2_048;
-export const KEY_NAME_MAX = 200;
+const KEY_NAME_MAX = 200;
 
 // ---- shared pieces of the options ----
 

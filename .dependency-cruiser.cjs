@@ -1,0 +1,104 @@
+/**
+ * The service's layers, each depending only on the ones below it (docs/architecture.md):
+ *
+ *   composition root   src/main.ts, src/app.module.ts, src/openapi.ts, src/cli/
+ *   features           every other folder of src/ (tenant/, user/, oauth/, …, auth/ but its engine)
+ *   sign-in engine     src/auth/engine/, src/access/
+ *   infrastructure     src/tenancy/, src/database/, src/keys/
+ *   foundation         src/config/, src/common/
+ *
+ * `npm run lint:deps` checks the rules below with the known violations of
+ * .dependency-cruiser-known-violations.json ignored: a new upward import or cycle fails
+ * the build, the listed ones are debt to pay off (regenerate the file with
+ * `npm run lint:deps:baseline` after removing some).
+ */
+const ROOT = '^src/(main|app[.]module|openapi)[.]ts$|^src/cli/';
+const FOUNDATION = '^src/(config|common)/';
+const INFRASTRUCTURE = '^src/(tenancy|database|keys)/';
+const ENGINE = '^src/(auth/engine|access)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'foundation-depends-on-nothing-above',
+      severity: 'error',
+      comment: 'config/ and common/ are the bottom layer: they import each other and libraries only.',
+      from: { path: FOUNDATION },
+      to: { path: '^src/', pathNot: FOUNDATION },
+    },
+    {
+      name: 'infrastructure-depends-only-below',
+      severity: 'error',
+      comment: 'tenancy/, database/ and keys/ import each other, config/ and common/ only.',
+      from: { path: INFRASTRUCTURE },
+      to: { path: '^src/', pathNot: `${INFRASTRUCTURE}|${FOUNDATION}` },
+    },
+    {
+      name: 'engine-depends-only-below',
+      severity: 'error',
+      comment: 'The sign-in engine and access/ know no feature: features plug in through ports (strategies, the credential port).',
+      from: { path: ENGINE },
+      to: { path: '^src/', pathNot: `${ENGINE}|${INFRASTRUCTURE}|${FOUNDATION}` },
+    },
+    {
+      name: 'nothing-depends-on-the-composition-root',
+      severity: 'error',
+      comment: 'main.ts, app.module.ts, openapi.ts and the CLI wire the modules; no module imports them.',
+      from: { path: '^src/', pathNot: ROOT },
+      to: { path: ROOT },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      comment: 'Two folders that import each other are one folder in disguise: move the shared piece down a layer.',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      comment: 'Modules that import each other load in an order that depends on who asks first.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-test-code-in-src',
+      severity: 'error',
+      comment: 'Test support stays under test/; the service never loads it.',
+      from: { path: '^src/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'src-does-not-import-the-console',
+      severity: 'error',
+      comment: 'The console is a separate browser build; the service serves its files, never imports them.',
+      from: { path: '^src/' },
+      to: { path: '^console/' },
+    },
+    {
+      name: 'console-imports-types-only-from-src',
+      severity: 'error',
+      comment: 'The console talks to the service over HTTP; at most it shares types.',
+      from: { path: '^console/' },
+      to: { path: '^(src|test|bench|migrations)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: ['(^|/)dist/', '^node_modules/', '^test-artifacts/', '^bench/results/'] },
+    // Type-only imports count: they tie the layers together just the same.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.d.ts', '.js', '.cjs', '.mjs', '.json'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
