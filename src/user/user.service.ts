@@ -216,7 +216,6 @@ export class UserService {
 
   /** Stores the user's email-change link (replacing an earlier one) and mails it to the new address, in the caller's transaction. */
   private async mailEmailChange(tx: TenantDb, scope: SectorScope, user: UserEntity, email: string): Promise<void> {
-    await scope.settings();
     const token = newRoutedId(scope.route.tenant.id);
     const expiresAt = new Date(Date.now() + EMAIL_LINK_HOURS * 3_600_000);
     await this.links.replace(tx, 'email-change', user.id, email, hashSecretToken(token), expiresAt);
