@@ -3,7 +3,6 @@ import { AuditService } from '../audit/audit.service';
 import { TargetUserRef } from '../access/decorators';
 import { AuthResultResponse } from '../auth/dto/auth.dto';
 import { SignInEngine } from '../auth/engine/sign-in-engine';
-import { MagicLinkStrategy } from '../auth/strategies/magic-link.strategy';
 import { hashSecretToken } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
@@ -23,6 +22,7 @@ import { passwordViolation } from '../user/password-policy';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
 import { AccountLink, AccountLinkKind, AccountLinkRepository } from './account-link.repository';
+import { MagicLinkStrategy } from './magic-link.strategy';
 import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from './account-links';
 import {
   EmailChangeConfirmedResponse,
@@ -106,7 +106,8 @@ export class AccountService {
     const scope = await this.scopes.byId(user.sectorId);
     const updated = await this.users.findById(scope.db, user.id);
     if (!updated) throw linkInvalid();
-    return this.engine.recordFactor(scope, updated, undefined, 'PASSWORD', clientIp);
+    // A reset password is the password factor, recorded without a proof step.
+    return this.engine.recordFactor(scope, updated, undefined, 'password', clientIp);
   }
 
   /** Mails a sign-in link where the sector allows magic-link sign-in; the answer is the same whether or not the account exists. */

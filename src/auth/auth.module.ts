@@ -6,37 +6,27 @@ import { SettingsModule } from '../settings/settings.module';
 import { SessionModule } from '../session/session.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { UserModule } from '../user/user.module';
-import { WebAuthnCoreModule } from '../webauthn/webauthn-core.module';
 import { AuthController } from './auth.controller';
-import { AuthTransactionRepository } from './engine/auth-transaction.repository';
+import { FactorRegistryModule } from './engine/factor-registry.module';
 import { SignInEngine } from './engine/sign-in-engine';
 import { TransactionJanitor } from './engine/transaction-janitor';
 import { InvitationService } from './invitation.service';
 import { LoginService } from './login.service';
+import { PasswordStrategy } from './password/password.strategy';
 import { SignupService } from './signup.service';
-import { FACTOR_STRATEGY_PROVIDERS } from './strategies';
-import { WebAuthnStrategy } from './strategies/webauthn.strategy';
-import { MagicLinkStrategy } from './strategies/magic-link.strategy';
-import { AccountLinkRepository } from '../account/account-link.repository';
 
 /**
- * Sign-in: the engine (authentication transactions and their steps), one
- * strategy per factor (src/auth/strategies), and the endpoints that use them —
- * login, signup with email enrollment, invitation acceptance.
+ * Sign-in: the engine (authentication transactions and their steps, with the
+ * factor registry every factor's module registers its strategies with), the
+ * password factor, and the endpoints of password and one-time-code login,
+ * signup with email enrollment, and invitation acceptance. The other factors
+ * live in their features' folders and modules (src/otp, src/webauthn,
+ * src/oauth, src/account).
  */
 @Module({
-  imports: [KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, WebAuthnCoreModule, SessionModule],
+  imports: [FactorRegistryModule, KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, SessionModule],
   controllers: [AuthController],
-  providers: [
-    AuthTransactionRepository,
-    TransactionJanitor,
-    SignInEngine,
-    ...FACTOR_STRATEGY_PROVIDERS,
-    LoginService,
-    SignupService,
-    InvitationService,
-    AccountLinkRepository,
-  ],
-  exports: [AuthTransactionRepository, SignInEngine, TransactionJanitor, WebAuthnStrategy, MagicLinkStrategy, AccountLinkRepository],
+  providers: [TransactionJanitor, SignInEngine, PasswordStrategy, LoginService, SignupService, InvitationService],
+  exports: [FactorRegistryModule, SignInEngine, TransactionJanitor],
 })
 export class AuthModule {}

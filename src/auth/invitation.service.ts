@@ -11,6 +11,7 @@ import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
 import { AcceptInviteDto, AuthResultResponse } from './dto/auth.dto';
 import { SignInEngine } from './engine/sign-in-engine';
+import { PasswordStrategy } from './password/password.strategy';
 
 /**
  * Accepting an invitation: sets the password, marks the email verified (the link
@@ -48,6 +49,6 @@ export class InvitationService {
     const scope = await this.scopes.byId(invited.sectorId);
     const user = await this.users.findById(scope.db, userId);
     if (!user) throw notFound();
-    return this.engine.recordFactor(scope, user, undefined, 'PASSWORD', clientIp);
+    return this.engine.recordFactor(scope, user, undefined, PasswordStrategy.ID, clientIp);
   }
 }

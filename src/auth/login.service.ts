@@ -7,9 +7,12 @@ import { OtpService } from '../otp/otp.service';
 import { AuthTransactionRepository } from './engine/auth-transaction.repository';
 import { SignInEngine } from './engine/sign-in-engine';
 import { AuthResultResponse, OtpBeginDto, OtpBeginResponse, OtpLoginDto, PasswordLoginDto } from './dto/auth.dto';
-import { PasswordStrategy } from './strategies/password.strategy';
-import { pendingCodeOf, SentCodeStrategy } from './strategies/sent-code.strategy';
-import { TotpStrategy } from './strategies/totp.strategy';
+import { OTP_ASSURANCE, pendingCodeOf, SentCodeStrategy } from '../otp/sent-code.strategy';
+import { TotpStrategy } from '../otp/totp.strategy';
+import { PasswordStrategy } from './password/password.strategy';
+
+/** The challenge a flow begun by a one-time code waits for. */
+const CODE_CHALLENGE = OTP_ASSURANCE.challengeType ?? '';
 
 /** The sign-in operations of the interface: password (11), one-time-code begin (12) and code (13). */
 @Injectable()
@@ -53,7 +56,7 @@ export class LoginService {
       const wait = await this.transactions.claimCodeSend(state.scope.db, state.tx.id, this.config.otpResendCooldownSeconds);
       if (wait > 0) throw this.otp.cooldownError(wait);
     } else {
-      await this.engine.startAnonymousFlow(state, { codeSentAt: new Date().toISOString() });
+      await this.engine.startAnonymousFlow(state, CODE_CHALLENGE, { codeSentAt: new Date().toISOString() });
     }
     const answer = { transactionID: state.tx!.id };
     const verified = state.user ? (await this.registrations.listForUser(state.scope.db, state.user.id)).filter((r) => r.verifiedAt) : [];
@@ -63,8 +66,8 @@ export class LoginService {
       if (dto.registrationID) throw DomainError.notFound(Reason.OTP_REGISTRATION_NOT_FOUND, 'No such verified OTP registration for this user.');
       throw DomainError.failedPrecondition(Reason.NO_OTP_REGISTRATION, 'The user has no verified one-time-code factor.');
     }
-    if (chosen.type === 'totp') await this.totp.begin(state, chosen);
-    else await this.sentCode.begin(state, chosen, anonymous);
+    if (chosen.type === 'totp') await this.engine.begin(this.totp, state, chosen);
+    else await this.engine.begin(this.sentCode, state, { registration: chosen, anonymous });
     return answer;
   }
 
@@ -78,7 +81,7 @@ export class LoginService {
     const code = (dto.code ?? dto.password ?? '').trim();
     if (!code) throw DomainError.invalidField('password', 'must carry the one-time code (or send it as code)');
     const state = await this.engine.load(dto, clientIp);
-    if (!state.tx) await this.engine.startAnonymousFlow(state);
+    if (!state.tx) await this.engine.startAnonymousFlow(state, CODE_CHALLENGE);
     const strategy = state.user && pendingCodeOf(state).codeMac ? this.sentCode : this.totp;
     return this.engine.verify(strategy, state, code);
   }

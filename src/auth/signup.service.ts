@@ -6,7 +6,8 @@ import { UserService } from '../user/user.service';
 import { AuthResultResponse, SignupDto, SignupMfaBeginDto, SignupMfaVerifyDto, SignupMfaVerifyResponse } from './dto/auth.dto';
 import { SignInEngine } from './engine/sign-in-engine';
 import { StepState } from './engine/factor-strategy';
-import { EmailEnrollmentStrategy } from './strategies/email-enrollment.strategy';
+import { EmailEnrollmentStrategy } from '../otp/email-enrollment.strategy';
+import { PasswordStrategy } from './password/password.strategy';
 
 const ENROLLMENT = 'EMAIL_OTP_ENROLLMENT';
 
@@ -33,15 +34,15 @@ export class SignupService {
     // Every signup costs a password hash: counted per address before any work.
     await this.throttle.count({ clientIp }, 'signup');
     const user = await this.userService.signUp(scope, dto);
-    if (!settings.mfaRequired) return this.engine.recordFactor(scope, user, undefined, 'PASSWORD', clientIp);
+    if (!settings.mfaRequired) return this.engine.recordFactor(scope, user, undefined, PasswordStrategy.ID, clientIp);
     const tx = await this.engine.startTransaction(scope, user, ['PASSWORD'], ENROLLMENT, clientIp);
-    await this.enrollment.begin({ scope, tx, user, login: user.username, clientIp }, user);
+    await this.engine.begin(this.enrollment, { scope, tx, user, login: user.username, clientIp }, user);
     return { transactionID: tx.id, status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT };
   }
 
   async mfaBegin(dto: SignupMfaBeginDto, clientIp: string): Promise<AuthResultResponse> {
     const state = await this.enrollmentState(dto.sectorID, dto.transactionId, dto.email, clientIp);
-    await this.enrollment.begin(state, state.user!);
+    await this.engine.begin(this.enrollment, state, state.user!);
     return { transactionID: state.tx!.id, status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT };
   }
 

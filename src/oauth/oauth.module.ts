@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { SocialStrategy } from '../auth/strategies/social.strategy';
 import { SectorModule } from '../sector/sector.module';
 import { SettingsModule } from '../settings/settings.module';
 import { ThrottleModule } from '../throttle/throttle.module';
@@ -13,13 +12,13 @@ import { ProviderConfigService } from './provider-config.service';
 import { SignInOptionsController } from './sign-in-options.controller';
 import { SignInOptionsService } from './sign-in-options.service';
 import { SocialLoginService } from './social-login.service';
+import { SocialStrategy } from './social.strategy';
 
 /**
  * Social login: the sectors' provider configuration (operation 9), sign-in
  * through a provider (operation 17, the callback, the token exchange) on the
- * sign-in engine with the SOCIAL strategy, and users' linked identities.
- * (SocialStrategy is stateless; this module holds its own instance of it, the
- * one the engine is given for these steps.)
+ * sign-in engine with the social strategy (which registers with the engine's
+ * factor registry), and users' linked identities.
  */
 @Module({
   imports: [AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],

@@ -8,7 +8,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { OutboundFetch, outboundFetch, outboundRefusal, outboundUrlProblem } from '../common/http/outbound';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { SocialProof } from '../auth/strategies/social.strategy';
+import type { SocialProof } from './social.strategy';
 import type { ProviderName } from './oauth-provider.entity';
 
 /** A provider's configuration with its secrets opened (in memory only, for one request). */

@@ -12,7 +12,7 @@ import type { AuthResultResponse } from '../auth/dto/auth.dto';
 import { AuthTransactionEntity } from '../auth/engine/auth-transaction.entity';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { SignInEngine, SIGN_IN } from '../auth/engine/sign-in-engine';
-import { SocialIdentity, SocialStrategy } from '../auth/strategies/social.strategy';
+import { SocialIdentity, SocialStrategy } from './social.strategy';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';

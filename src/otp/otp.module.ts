@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FactorRegistryModule } from '../auth/engine/factor-registry.module';
 import { MailModule } from '../mail/mail.module';
 import { SectorModule } from '../sector/sector.module';
 import { SettingsModule } from '../settings/settings.module';
@@ -7,12 +8,19 @@ import { UserModule } from '../user/user.module';
 import { OtpController } from './otp.controller';
 import { OtpRepository } from './otp.repository';
 import { OtpService } from './otp.service';
+import { EmailEnrollmentStrategy } from './email-enrollment.strategy';
+import { SentCodeStrategy } from './sent-code.strategy';
+import { TotpStrategy } from './totp.strategy';
 
-/** One-time-code factors (email, SMS, TOTP) of users. */
+/**
+ * One-time-code factors (email, SMS, TOTP) of users, and their sign-in
+ * strategies (a sent code, an authenticator-app code, email enrollment), which
+ * register with the sign-in engine's factor registry.
+ */
 @Module({
-  imports: [UserModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
+  imports: [FactorRegistryModule, UserModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [OtpController],
-  providers: [OtpRepository, OtpService],
-  exports: [OtpRepository, OtpService],
+  providers: [OtpRepository, OtpService, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy],
+  exports: [OtpRepository, OtpService, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy],
 })
 export class OtpModule {}

@@ -5,9 +5,9 @@ import { RelyingParties } from './relying-parties';
 import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
 
 /**
- * What sign-in needs of passkeys (the passkey strategy in src/auth lives on it):
- * the credentials and the sectors' relying parties. The endpoints are in
- * WebAuthnModule, which builds on the sign-in engine.
+ * The passkey credentials and the sectors' relying parties: the part of passkeys
+ * that needs no sign-in engine. The passkey strategy and the endpoints are in
+ * WebAuthnModule, which builds on the engine.
  */
 @Module({
   imports: [SectorModule, SettingsModule],

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthResultResponse } from '../auth/dto/auth.dto';
-import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { StepState } from '../auth/engine/factor-strategy';
 import { SignInEngine } from '../auth/engine/sign-in-engine';
-import { WebAuthnStrategy } from '../auth/strategies/webauthn.strategy';
-import { DomainError } from '../common/errors/domain-error';
-import { Reason } from '../common/errors/error-codes';
 import { credentialIdOf } from './ceremony';
 import { WebAuthnLoginBeginDto, WebAuthnLoginBeginResponse, WebAuthnLoginFinishDto } from './dto/webauthn.dto';
-import { RelyingParties } from './relying-parties';
+import { WebAuthnStrategy } from './webauthn.strategy';
 
 /** Passkey sign-in: operations 14 (begin) and 15 (finish), on the sign-in engine with the passkey strategy. */
 @Injectable()
@@ -16,8 +12,6 @@ export class WebAuthnLoginService {
   constructor(
     private readonly engine: SignInEngine,
     private readonly strategy: WebAuthnStrategy,
-    private readonly transactions: AuthTransactionRepository,
-    private readonly relyingParties: RelyingParties,
   ) {}
 
   /**
@@ -36,15 +30,8 @@ export class WebAuthnLoginService {
     } else {
       state = await this.engine.load({ sectorID: dto.sectorID, transactionID: dto.transactionID, username }, clientIp);
     }
-    const rp = await this.relyingParties.usable(state.scope);
-    const { pending, publicKey } = await this.strategy.requestOptions(state, rp, username);
-    if (state.tx) {
-      if (!(await this.transactions.setPendingWebAuthn(state.scope.db, state.tx.id, pending as unknown as Record<string, unknown>))) {
-        throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
-      }
-    } else {
-      await this.engine.startAnonymousFlow(state, { webauthn: pending });
-    }
+    // The engine keeps the challenge on the transaction, or on a new flow when the step has none.
+    const publicKey = await this.engine.begin(this.strategy, state, username);
     return { credentialAssertion: { publicKey }, transactionID: state.tx!.id };
   }
 

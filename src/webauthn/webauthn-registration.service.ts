@@ -77,7 +77,7 @@ export class WebAuthnRegistrationService {
     let transactionId: string;
     if (dto.transactionID) {
       const tx = await this.pendingRegistration(scope, dto.transactionID, user.id);
-      if (!(await this.transactions.setPendingWebAuthn(scope.db, tx.id, pending as unknown as Record<string, unknown>))) {
+      if (!(await this.transactions.setPending(scope.db, tx.id, 'webauthn', pending))) {
         throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The registration was completed or expired meanwhile.');
       }
       transactionId = tx.id;
@@ -149,7 +149,11 @@ export class WebAuthnRegistrationService {
     const user = await this.users.findById(scope.db, caller.userId);
     if (!user) throw DomainError.notFound(Reason.USER_NOT_FOUND, 'No such user.');
     await this.messages.inTransaction(scope, async (t) => {
-      const completed = await this.transactions.advance(t, tx.id, 'PENDING', { status: 'SUCCESS', complete: true, consumeChallenge: pending.challenge });
+      const completed = await this.transactions.advance(t, tx.id, 'PENDING', {
+        status: 'SUCCESS',
+        complete: true,
+        consume: { key: 'webauthn', path: 'challenge', equals: pending.challenge },
+      });
       if (!completed) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The registration was completed or expired meanwhile.');
       await this.credentials.insert(t, row);
       await this.audit.record(t, { type: 'mfa.enrolled', sectorId: scope.route.sectorId, target: { kind: 'user', id: caller.userId }, details: { factor: 'webauthn', credentialID: row.credentialId } });

@@ -8,15 +8,16 @@ import { WebAuthnCredentialsController, WebAuthnLoginController, WebAuthnRegistr
 import { WebAuthnCredentialsService } from './webauthn-credentials.service';
 import { WebAuthnLoginService } from './webauthn-login.service';
 import { WebAuthnRegistrationService } from './webauthn-registration.service';
+import { WebAuthnStrategy } from './webauthn.strategy';
 
 /**
  * Passkeys (WebAuthn): sign-in (operations 14 and 15, on the sign-in engine with
- * the passkey strategy), registration for the signed-in user (18 and 19), and
+ * the passkey strategy, which registers with its factor registry), registration for the signed-in user (18 and 19), and
  * the management of a user's passkeys.
  */
 @Module({
   imports: [AuthModule, WebAuthnCoreModule, SettingsModule, UserModule, MailModule],
   controllers: [WebAuthnLoginController, WebAuthnRegistrationController, WebAuthnCredentialsController],
-  providers: [WebAuthnLoginService, WebAuthnRegistrationService, WebAuthnCredentialsService],
+  providers: [WebAuthnStrategy, WebAuthnLoginService, WebAuthnRegistrationService, WebAuthnCredentialsService],
 })
 export class WebAuthnModule {}

@@ -1,4 +1,25 @@
-import { nextStep } from './auth-policy';
+import { Assurance, NextStep, nextStep as policyNextStep } from './auth-policy';
+
+/**
+ * What the factors of this service are worth, as their strategies declare it
+ * (`assurance` of the password, one-time-code, passkey, social and magic-link
+ * strategies): the cases below name factors, the policy reads only this.
+ */
+const KNOWN: Record<string, Assurance> = {
+  PASSWORD: { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false },
+  OTP: { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP' },
+  WEBAUTHN: { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN' },
+  SOCIAL: { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false },
+  MAGIC_LINK: { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false },
+};
+
+function nextStep(input: { factors: readonly string[]; mfaRequired: boolean; enrolledSecondFactors: readonly string[] }): NextStep {
+  return policyNextStep({
+    factors: input.factors.map((f) => KNOWN[f]),
+    mfaRequired: input.mfaRequired,
+    enrolledSecondFactors: input.enrolledSecondFactors.map((f) => KNOWN[f]),
+  });
+}
 
 describe('nextStep', () => {
   it('succeeds after the password when the sector does not require MFA and the user enrolled nothing', () => {

@@ -1,20 +1,41 @@
 /**
- * The factors a transaction can record as satisfied. MAGIC_LINK (a single-use
- * link mailed to the user) is a first factor like PASSWORD: where MFA applies, a
- * second factor is still asked for after it.
+ * The factors a transaction can record as satisfied (the names stored in its
+ * `factors` and reported in metrics and audit events). Each is recorded by the
+ * strategies that declare it (`FactorStrategy.assurance.factor`); the policy
+ * reads what a factor is worth from that metadata, never from its name.
  */
-export type Factor = 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'SOCIAL' | 'MAGIC_LINK';
+export type Factor = string;
 
 type AuthStatus = 'SUCCESS' | 'MFA_REQUIRED' | 'MFA_ENROLLMENT_REQUIRED';
-type ChallengeType = '' | 'PASSWORD' | 'OTP' | 'WEBAUTHN' | 'EMAIL_OTP_ENROLLMENT';
+/** The challenge a pending transaction waits for ('' when none): a wire value (`challengeType`). */
+type ChallengeType = string;
+
+/** The first factor asked for after a second factor used as the first step. */
+const FIRST_FACTOR_CHALLENGE: ChallengeType = 'PASSWORD';
+/** The enrollment asked for where MFA applies and the user has no second factor. */
+const ENROLLMENT_CHALLENGE: ChallengeType = 'EMAIL_OTP_ENROLLMENT';
+
+/** What a factor is worth to the policy: declared by the strategies that record it. */
+export interface Assurance {
+  /** The factor a right proof records on the transaction. */
+  factor: Factor;
+  /** What the proof shows: something known, something held, another provider's word, access to a mailbox. */
+  kind: 'knowledge' | 'possession' | 'federated' | 'link';
+  /** Counts as the second factor that completes MFA after a different first one. */
+  secondFactor: boolean;
+  /** Completes the sign-in on its own, whatever MFA requires (a user-verified passkey). */
+  satisfiesMfaAlone: boolean;
+  /** The challenge a transaction asks for when this is the user's enrolled second factor. */
+  challengeType?: ChallengeType;
+}
 
 export interface PolicyInput {
-  /** Factors the transaction has satisfied so far. */
-  factors: readonly Factor[];
+  /** What the factors the transaction has satisfied so far are worth. */
+  factors: readonly Assurance[];
   /** The sector requires a second factor. */
   mfaRequired: boolean;
-  /** Second factors the user has enrolled and verified (none until OTP and passkeys arrive). */
-  enrolledSecondFactors: readonly Exclude<Factor, 'PASSWORD'>[];
+  /** What the second factors the user has enrolled and verified are worth. */
+  enrolledSecondFactors: readonly Assurance[];
 }
 
 export interface NextStep {
@@ -22,27 +43,27 @@ export interface NextStep {
   challengeType: ChallengeType;
 }
 
-const SECOND_FACTORS: readonly Factor[] = ['OTP', 'WEBAUTHN'];
-
 /**
  * What a transaction needs next, from what it has and what the sector and user
  * require: the one rule every sign-in step asks. A user who enrolled a second
  * factor must use it even where the sector does not require MFA.
  *
- * A recorded passkey (WEBAUTHN) satisfies MFA on its own: it is possession of the
- * authenticator plus the biometric or PIN that unlocked it (the passkey strategy
- * requires user verification when the passkey is the first factor), and after a
- * password it is the second factor that completes MFA.
+ * A factor that satisfies MFA alone (a passkey: possession of the authenticator
+ * plus the biometric or PIN that unlocked it — the passkey strategy requires user
+ * verification when the passkey is the first factor) completes the sign-in on its
+ * own; after a first factor, a second factor completes MFA. Of several enrolled
+ * second factors the strongest is asked for: one that satisfies MFA alone before
+ * the others, else the first enrolled.
  */
 export function nextStep(input: PolicyInput): NextStep {
-  const distinct = new Set(input.factors);
-  if (distinct.has('WEBAUTHN')) return { status: 'SUCCESS', challengeType: '' };
-  const hasSecond = [...distinct].some((f) => SECOND_FACTORS.includes(f));
+  const distinct = [...new Map(input.factors.map((a) => [a.factor, a])).values()];
+  if (distinct.some((a) => a.satisfiesMfaAlone)) return { status: 'SUCCESS', challengeType: '' };
+  const hasSecond = distinct.some((a) => a.secondFactor);
   const needsSecond = input.mfaRequired || input.enrolledSecondFactors.length > 0;
-  if (!needsSecond || (hasSecond && distinct.size >= 2)) return { status: 'SUCCESS', challengeType: '' };
-  // A code or passkey used as the first step still needs a second, different factor.
-  if (hasSecond) return { status: 'MFA_REQUIRED', challengeType: 'PASSWORD' };
-  if (input.enrolledSecondFactors.length === 0) return { status: 'MFA_ENROLLMENT_REQUIRED', challengeType: 'EMAIL_OTP_ENROLLMENT' };
-  const preferred = input.enrolledSecondFactors.includes('WEBAUTHN') ? 'WEBAUTHN' : 'OTP';
-  return { status: 'MFA_REQUIRED', challengeType: preferred };
+  if (!needsSecond || (hasSecond && distinct.length >= 2)) return { status: 'SUCCESS', challengeType: '' };
+  // A second factor used as the first step still needs a different, first factor.
+  if (hasSecond) return { status: 'MFA_REQUIRED', challengeType: FIRST_FACTOR_CHALLENGE };
+  if (input.enrolledSecondFactors.length === 0) return { status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT_CHALLENGE };
+  const preferred = input.enrolledSecondFactors.find((a) => a.satisfiesMfaAlone) ?? input.enrolledSecondFactors[0];
+  return { status: 'MFA_REQUIRED', challengeType: preferred.challengeType ?? '' };
 }

@@ -6,10 +6,8 @@ export type TransactionChange = Partial<
   Pick<AuthTransactionEntity, 'status' | 'factors' | 'pendingChallenge' | 'attemptsLeft' | 'data' | 'userId'>
 > & {
   complete?: boolean;
-  /** Consume the pending one-time code: applies only while this code MAC is still pending, and removes it. */
-  consumeCodeMac?: string;
-  /** Consume the pending passkey challenge: applies only while this challenge is still pending (`data.webauthn.challenge`), and removes it. */
-  consumeChallenge?: string;
+  /** Consume a pending state (`data[key]`): applies only while its value at `path` is still `equals`, and removes it. */
+  consume?: { key: string; path: string; equals: string };
 };
 
 /** Authentication transactions of a tenant. */
@@ -28,41 +26,36 @@ export class AuthTransactionRepository {
    * in `expected` state and unexpired. Of two racing requests exactly one gets true.
    */
   async advance(db: TenantDb, id: string, expected: TransactionStatus, change: TransactionChange): Promise<boolean> {
-    const { complete, consumeCodeMac, consumeChallenge, ...columns } = change;
+    const { complete, consume, ...columns } = change;
     const set: Record<string, unknown> = { ...columns };
     if (complete) set.completedAt = () => 'now()';
-    const consumed = [consumeCodeMac !== undefined ? `'otp'` : '', consumeChallenge !== undefined ? `'webauthn'` : ''].filter(Boolean);
-    if (consumed.length > 0) set.data = () => `data - ${consumed.join(' - ')}`;
+    if (consume) set.data = () => 'data - CAST(:consumeKey AS text)';
     const qb = db.manager
       .createQueryBuilder()
       .update(AuthTransactionEntity)
       .set(set as never)
       .where('id = :id AND status = :expected AND expires_at > now()', { id, expected });
-    if (consumeCodeMac !== undefined) qb.andWhere(`data->'otp'->>'codeMac' = :mac`, { mac: consumeCodeMac });
-    if (consumeChallenge !== undefined) qb.andWhere(`data->'webauthn'->>'challenge' = :challenge`, { challenge: consumeChallenge });
+    if (consume) {
+      qb.andWhere('data->CAST(:consumeKey AS text)->>CAST(:consumePath AS text) = :consumeEquals', {
+        consumeKey: consume.key,
+        consumePath: consume.path,
+        consumeEquals: consume.equals,
+      });
+    }
     const result = await qb.execute();
     return result.affected === 1;
   }
 
-  /** Sets the pending one-time challenge (`data.otp`) of a pending transaction. */
-  async setPendingOtp(db: TenantDb, id: string, otp: Record<string, unknown>): Promise<boolean> {
-    const rows = await db.rows(
-      `UPDATE auth_transactions SET data = jsonb_set(data, '{otp}', $2::jsonb), pending_challenge = 'OTP'
-       WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
-      [id, JSON.stringify(otp)],
-    );
-    return rows.length > 0;
-  }
-
   /**
-   * Sets the pending passkey challenge (`data.webauthn`) of a pending transaction
-   * (a new begin replaces the previous challenge, which stops being accepted).
+   * Sets a strategy's pending state (`data[key]`) on a pending transaction (a new
+   * begin replaces the previous state, which stops being accepted), and with
+   * `pendingChallenge` the challenge the transaction now waits for.
    */
-  async setPendingWebAuthn(db: TenantDb, id: string, webauthn: Record<string, unknown>): Promise<boolean> {
+  async setPending(db: TenantDb, id: string, key: string, state: object, pendingChallenge?: string): Promise<boolean> {
     const rows = await db.rows(
-      `UPDATE auth_transactions SET data = jsonb_set(data, '{webauthn}', $2::jsonb)
+      `UPDATE auth_transactions SET data = jsonb_set(data, ARRAY[$3::text], $2::jsonb), pending_challenge = COALESCE($4::text, pending_challenge)
        WHERE id = $1 AND status = 'PENDING' AND expires_at > now() RETURNING id`,
-      [id, JSON.stringify(webauthn)],
+      [id, JSON.stringify(state), key, pendingChallenge ?? null],
     );
     return rows.length > 0;
   }

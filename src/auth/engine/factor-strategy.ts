@@ -3,7 +3,7 @@ import type { SectorScope } from '../../settings/sector-scope';
 import type { TenantDb } from '../../tenancy/tenant-db';
 import type { GuessKind } from '../../throttle/throttle-policy';
 import type { UserEntity } from '../../user/user.entity';
-import type { Factor } from './auth-policy';
+import type { Assurance } from './auth-policy';
 import type { AuthTransactionEntity } from './auth-transaction.entity';
 
 /** What one step of a sign-in works on, loaded by the engine before a strategy sees it. */
@@ -27,18 +27,41 @@ export interface Refusal {
   metadata?: Record<string, string>;
 }
 
+/**
+ * A strategy's pending state between its begin and its proof (a code's MAC, a
+ * passkey challenge), kept in the transaction's internal data under `key`.
+ */
+export class PendingSlot<T extends object> {
+  constructor(readonly key: string) {}
+
+  /** The pending state of the transaction (undefined when none). */
+  of(tx: AuthTransactionEntity | undefined): T | undefined {
+    return tx?.data?.[this.key] as T | undefined;
+  }
+}
+
+/** Consume the strategy's pending state in the same conditional UPDATE that records the factor, only while its value at `path` is `equals`. */
+export interface ConsumePending {
+  path: string;
+  equals: string;
+}
+
 /** A strategy's answer to a proof. */
 export type Verdict =
   | {
       ok: true;
-      /** Consume this pending one-time code in the same conditional UPDATE that records the factor. */
-      consumeCodeMac?: string;
-      /** Consume this pending passkey challenge (`data.webauthn.challenge`) in the same conditional UPDATE that records the factor. */
-      consumeChallenge?: string;
+      /** Consume the strategy's pending state (`FactorStrategy.pending`) with the UPDATE that records the factor: the proof works once. */
+      consume?: ConsumePending;
       /** Runs once the factor is recorded (bookkeeping that must not happen for a proof that lost a race). */
       afterRecorded?: () => Promise<void>;
     }
   | { ok: false; refusal?: Refusal };
+
+/** What a strategy's begin answers: what the endpoint returns, and the pending state the engine keeps for the proof (if the strategy did not store it itself). */
+export interface BeginOutcome<R, T extends object = object> {
+  answer: R;
+  pending?: T;
+}
 
 /**
  * One sign-in factor: it knows how to check its proof (and, where it has one, how
@@ -46,20 +69,29 @@ export type Verdict =
  * (SignInEngine) does the rest for every factor alike: it loads the transaction
  * and the user, checks that they belong together, reserves a guess with the
  * throttle, spends an attempt or fails the transaction on a wrong proof, asks the
- * policy what comes next, and records the outcome with one conditional UPDATE.
+ * policy what comes next (from the strategies' `assurance`), and records the
+ * outcome with one conditional UPDATE.
  *
- * To add a factor: write a class implementing this interface in
- * `src/auth/strategies/`, list it in `FACTOR_STRATEGY_CLASSES`
- * (`src/auth/strategies/index.ts`), and call `engine.verify(strategy, state, proof)`
- * from the endpoint that receives its proof.
+ * To add a factor: write a class implementing this interface in the feature's
+ * folder, provide it in the feature's module and register it with the
+ * `FactorRegistry` in `onModuleInit`, and call `engine.begin(strategy, state, input)`
+ * and `engine.verify(strategy, state, proof)` from the endpoints that begin it and
+ * receive its proof.
  */
-export interface FactorStrategy<Proof> {
-  /** The factor a right proof records on the transaction. */
-  readonly factor: Factor;
+export interface FactorStrategy<Proof, BeginInput = never, BeginAnswer = void> {
+  /** The strategy's registered id ('password', 'otp-sent', 'webauthn', …): one strategy per id. */
+  readonly id: string;
+  /** What a right proof records and is worth to the policy. */
+  readonly assurance: Assurance;
   /** How guesses at this factor are throttled (passwords and codes are counted apart). */
   readonly guess: GuessKind;
   /** Whether a wrong proof spends one of the transaction's attempts (codes do; passwords are throttled only). */
   readonly spendsAttempt: boolean;
+  /** Where the strategy keeps its pending state on the transaction, if it has one. */
+  readonly pending?: PendingSlot<object>;
+
+  /** Begins the factor (sends a code, issues a challenge); called through `engine.begin`. */
+  begin?(state: StepState, input: BeginInput): Promise<BeginOutcome<BeginAnswer>>;
 
   /** Refusals that are not guesses (an expired code, nothing pending): checked before a guess is counted. */
   precheck?(state: StepState, proof: Proof): void | Promise<void>;
@@ -72,7 +104,11 @@ export interface FactorStrategy<Proof> {
 
   /** Has the user enrolled this factor as a second factor? (Makes a second factor mandatory at sign-in.) */
   isEnrolled?(db: TenantDb, user: UserEntity): Promise<boolean>;
+
+  /** Removes the factor's stale records of a tenant (registrations never verified…), answering how many; the engine's janitor calls it on its schedule. */
+  sweep?(db: TenantDb): Promise<number>;
 }
 
-/** Injection token of the registered strategies (see `src/auth/strategies/index.ts`). */
-export const FACTOR_STRATEGIES = Symbol('FACTOR_STRATEGIES');
+/** Any strategy, as the registry holds it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFactorStrategy = FactorStrategy<any, any, any>;

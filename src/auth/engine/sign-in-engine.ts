@@ -10,10 +10,11 @@ import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.servic
 import { UserEntity } from '../../user/user.entity';
 import { UserRepository } from '../../user/user.repository';
 import type { AuthResultResponse } from '../dto/auth.dto';
-import { Factor, nextStep } from './auth-policy';
+import { Assurance, Factor, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
-import { FACTOR_STRATEGIES, FactorStrategy, StepState } from './factor-strategy';
+import { FactorRegistry } from './factor-registry';
+import { ConsumePending, FactorStrategy, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
 import { Metrics } from '../../metrics/metrics.service';
 import { AuditService } from '../../audit/audit.service';
@@ -41,7 +42,7 @@ export interface StepRequest {
 export class SignInEngine {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(FACTOR_STRATEGIES) private readonly strategies: ReadonlyArray<FactorStrategy<unknown>>,
+    private readonly registry: FactorRegistry,
     private readonly scopes: SectorScopes,
     private readonly users: UserRepository,
     private readonly transactions: AuthTransactionRepository,
@@ -96,12 +97,13 @@ export class SignInEngine {
 
   /**
    * Starts a pending transaction for a flow that has no factor yet (a code sent,
-   * or a code as the first step): such flows can be started by anyone who knows a
-   * username, so they are counted per client address first.
+   * a code as the first step, a passkey challenge), waiting for `challenge`: such
+   * flows can be started by anyone who knows a username, so they are counted per
+   * client address first.
    */
-  async startAnonymousFlow(state: StepState, data: Record<string, unknown> = {}): Promise<AuthTransactionEntity> {
+  async startAnonymousFlow(state: StepState, challenge: string, data: Record<string, unknown> = {}): Promise<AuthTransactionEntity> {
     await this.throttle.count({ clientIp: state.clientIp }, 'flow');
-    const tx = await this.startTransaction(state.scope, state.user, [], 'OTP', state.clientIp, data);
+    const tx = await this.startTransaction(state.scope, state.user, [], challenge, state.clientIp, data);
     state.tx = tx;
     return tx;
   }
@@ -129,6 +131,26 @@ export class SignInEngine {
   }
 
   /**
+   * Begins a factor (sends a code, issues a challenge) through its strategy. The
+   * pending state the strategy answers is kept under its slot: on the step's
+   * transaction, or on a new anonymous flow (counted per client address) when the
+   * step has none. Answers what the strategy answers for the endpoint.
+   */
+  async begin<I, R>(strategy: FactorStrategy<unknown, I, R>, state: StepState, input: I): Promise<R> {
+    if (!strategy.begin) throw new Error(`The factor strategy '${strategy.id}' has no begin.`);
+    const { answer, pending } = await strategy.begin(state, input);
+    if (pending !== undefined) {
+      if (!strategy.pending) throw new Error(`The factor strategy '${strategy.id}' answered a pending state but has no slot for it.`);
+      if (!state.tx) {
+        await this.startAnonymousFlow(state, strategy.assurance.challengeType ?? '', { [strategy.pending.key]: pending });
+      } else if (!(await this.transactions.setPending(state.scope.db, state.tx.id, strategy.pending.key, pending))) {
+        throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
+      }
+    }
+    return answer;
+  }
+
+  /**
    * Runs one verification step of any factor: the proof goes to the strategy
    * only after a guess was reserved with the throttle (per account and address),
    * so a burst of parallel guesses reaches it at most the allowance's number of
@@ -136,13 +158,13 @@ export class SignInEngine {
    * transaction's attempts where the factor does; the last one fails the
    * transaction); a right one is recorded by `recordFactor`.
    */
-  async verify<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
+  async verify<P>(strategy: FactorStrategy<P, unknown, unknown>, state: StepState, proof: P): Promise<AuthResultResponse> {
     let result: AuthResultResponse;
     try {
       result = await this.verifyStep(strategy, state, proof);
     } catch (err) {
       const reason = err instanceof DomainError ? err.reason : 'INTERNAL';
-      this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'failure', reason });
+      this.metrics.signIns.inc({ factor: strategy.assurance.factor, outcome: 'failure', reason });
       // A refused step changes nothing to join: its event is appended on its own (docs/adr/0025-audit-trail.md).
       await this.audit.recordAlone(state.scope.db, {
         type: 'sign_in',
@@ -151,15 +173,15 @@ export class SignInEngine {
         reason,
         actor: { kind: 'anonymous', id: '' },
         target: state.user ? { kind: 'user', id: state.user.id } : undefined,
-        details: { factor: strategy.factor },
+        details: { factor: strategy.assurance.factor },
       });
       throw err;
     }
-    this.metrics.signIns.inc({ factor: strategy.factor, outcome: 'success', reason: '' });
+    this.metrics.signIns.inc({ factor: strategy.assurance.factor, outcome: 'success', reason: '' });
     return result;
   }
 
-  private async verifyStep<P>(strategy: FactorStrategy<P>, state: StepState, proof: P): Promise<AuthResultResponse> {
+  private async verifyStep<P>(strategy: FactorStrategy<P, unknown, unknown>, state: StepState, proof: P): Promise<AuthResultResponse> {
     await strategy.precheck?.(state, proof);
     const subject: ThrottleSubject = {
       tenantId: state.scope.route.tenant.id,
@@ -186,27 +208,36 @@ export class SignInEngine {
       throw strategy.wrongProof(undefined, refusal);
     }
     await reservation.succeeded();
-    const result = await this.recordFactor(state.scope, state.user, state.tx, strategy.factor, state.clientIp, verdict.consumeCodeMac, verdict.consumeChallenge);
+    const consume = verdict.consume && strategy.pending ? { key: strategy.pending.key, ...verdict.consume } : undefined;
+    const result = await this.record(state.scope, state.user, state.tx, strategy.assurance.factor, state.clientIp, consume);
     await verdict.afterRecorded?.();
     return result;
   }
 
   /**
+   * Records the factor of the strategy registered as `strategyId` as satisfied
+   * without a proof step (an accepted invitation, a reset password, a signup set
+   * the password): see `record`.
+   */
+  recordFactor(scope: SectorScope, user: UserEntity, existing: AuthTransactionEntity | undefined, strategyId: string, clientIp: string): Promise<AuthResultResponse> {
+    return this.record(scope, user, existing, this.registry.get(strategyId).assurance.factor, clientIp);
+  }
+
+  /**
    * Records a satisfied factor and moves the transaction on: a new transaction is
    * inserted in its resulting state; an existing one changes with one conditional
-   * UPDATE (also consuming the code or passkey challenge it accepted, when given), so of racing steps
-   * only one completes it and gets a token.
+   * UPDATE (also consuming the pending state the proof answered, when given), so
+   * of racing steps only one completes it and gets a token.
    */
-  async recordFactor(
+  private async record(
     scope: SectorScope,
     user: UserEntity,
     existing: AuthTransactionEntity | undefined,
     factor: Factor,
     clientIp: string,
-    consumeCodeMac?: string,
-    consumeChallenge?: string,
+    consume?: ConsumePending & { key: string },
   ): Promise<AuthResultResponse> {
-    const result = await this.advance(scope, user, existing, factor, clientIp, consumeCodeMac, consumeChallenge);
+    const result = await this.advance(scope, user, existing, factor, clientIp, consume);
     // Every satisfied factor is a successful sign-in step — a verified proof, an accepted invitation, a reset
     // password, a signup. The step is recorded by then (one conditional UPDATE or an INSERT, and the session);
     // its event follows it on its own.
@@ -227,12 +258,15 @@ export class SignInEngine {
     existing: AuthTransactionEntity | undefined,
     factor: Factor,
     clientIp: string,
-    consumeCodeMac?: string,
-    consumeChallenge?: string,
+    consume?: ConsumePending & { key: string },
   ): Promise<AuthResultResponse> {
     const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
     const settings = await scope.settings();
-    const next = nextStep({ factors, mfaRequired: settings.mfaRequired, enrolledSecondFactors: await this.enrolledSecondFactors(scope, user) });
+    const next = nextStep({
+      factors: factors.map((f) => this.registry.assuranceOf(f)),
+      mfaRequired: settings.mfaRequired,
+      enrolledSecondFactors: await this.enrolledSecondFactors(scope, user),
+    });
     const status = next.status === 'SUCCESS' ? 'SUCCESS' : 'PENDING';
     let transactionId: string;
     if (existing) {
@@ -241,8 +275,7 @@ export class SignInEngine {
         status,
         pendingChallenge: next.challengeType,
         complete: status === 'SUCCESS',
-        consumeCodeMac,
-        consumeChallenge,
+        consume,
         // A flow begun without a known user (a usernameless passkey) belongs to the user its proof named.
         ...(existing.userId === null ? { userId: user.id } : {}),
       });
@@ -261,12 +294,12 @@ export class SignInEngine {
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
   }
 
-  /** The second factors the user has enrolled, as the registered strategies report them. */
-  private async enrolledSecondFactors(scope: SectorScope, user: UserEntity): Promise<Array<Exclude<Factor, 'PASSWORD'>>> {
+  /** What the second factors the user has enrolled are worth, as the registered strategies report them (one per factor). */
+  private async enrolledSecondFactors(scope: SectorScope, user: UserEntity): Promise<Assurance[]> {
     const answers = await Promise.all(
-      this.strategies.map(async (s) => (s.factor !== 'PASSWORD' && s.isEnrolled && (await s.isEnrolled(scope.db, user)) ? s.factor : undefined)),
+      this.registry.all().map(async (s) => (s.assurance.secondFactor && s.isEnrolled && (await s.isEnrolled(scope.db, user)) ? s.assurance : undefined)),
     );
-    return [...new Set(answers.filter((f): f is Exclude<Factor, 'PASSWORD'> => f !== undefined))];
+    return [...new Map(answers.filter((a): a is Assurance => a !== undefined).map((a) => [a.factor, a])).values()];
   }
 
   private newTransaction(

@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TenantConnections } from '../../tenancy/tenant-connections';
 import { TenantEntity } from '../../tenancy/tenant.entity';
-import { OtpRepository } from '../../otp/otp.repository';
 import { AuthTransactionRepository } from './auth-transaction.repository';
+import { FactorRegistry } from './factor-registry';
 import { SessionRepository } from '../../session/session.repository';
 import { AuditRepository } from '../../audit/audit.repository';
 
@@ -12,8 +11,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /**
  * Keeps the sign-in tables bounded on a schedule: every ten minutes it removes,
  * in each tenant that started sign-in flows on this instance since the last
- * sweep, the transactions that expired over an hour ago, the factor
- * registrations left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS, the
+ * sweep, the transactions that expired over an hour ago, the factors' stale
+ * records (each registered strategy's `sweep`: e.g. one-time-code registrations
+ * left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS), the
  * sessions that ended (expired, idle or revoked) over a day ago with their
  * refresh tokens, account links (reset, magic, verification) expired over an hour ago,
  * and audit events older than their sector's AuditRetentionDays. Only
@@ -26,10 +26,9 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: TenantConnections,
     private readonly transactions: AuthTransactionRepository,
-    private readonly registrations: OtpRepository,
+    private readonly factors: FactorRegistry,
     private readonly sessions: SessionRepository,
     private readonly audit: AuditRepository,
   ) {}
@@ -56,13 +55,14 @@ export class TransactionJanitor implements OnModuleInit, OnApplicationShutdown {
       try {
         const db = await this.connections.db(tenant);
         const transactions = await this.transactions.purgeExpired(db);
-        const registrations = await this.registrations.purgeStalePending(db, this.config.otpPendingRegistrationTtlSeconds);
+        let registrations = 0;
+        for (const strategy of this.factors.all()) registrations += (await strategy.sweep?.(db)) ?? 0;
         const sessions = await this.sessions.purgeExpired(db);
         const links = (await db.rows(`DELETE FROM account_links WHERE expires_at < now() - interval '1 hour' RETURNING 1`)).length;
         const events = await this.audit.purgeExpired(db);
         if (transactions + registrations + sessions + links + events > 0) {
           this.logger.debug(
-            `Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale registrations, ${sessions} ended sessions, ${links} expired account links, ${events} audit events past retention`,
+            `Tenant ${tenant.slug}: removed ${transactions} expired transactions, ${registrations} stale factor registrations, ${sessions} ended sessions, ${links} expired account links, ${events} audit events past retention`,
           );
         }
       } catch (err) {

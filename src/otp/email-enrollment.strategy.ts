@@ -1,11 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../common/errors/domain-error';
-import { Reason } from '../../common/errors/error-codes';
-import { OtpRepository } from '../../otp/otp.repository';
-import { OtpService } from '../../otp/otp.service';
-import { UserEntity } from '../../user/user.entity';
-import { UserRepository } from '../../user/user.repository';
-import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { OtpRepository } from './otp.repository';
+import { OtpService } from './otp.service';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { FactorRegistry } from '../auth/engine/factor-registry';
+import { BeginOutcome, FactorStrategy, StepState, Verdict } from '../auth/engine/factor-strategy';
+import { OTP_ASSURANCE } from './sent-code.strategy';
 
 /**
  * Email-MFA enrollment during sign-in (signup in an MFA-required sector, or a
@@ -15,19 +17,26 @@ import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
  * is recorded the email counts as verified.
  */
 @Injectable()
-export class EmailEnrollmentStrategy implements FactorStrategy<string> {
-  readonly factor = 'OTP' as const;
+export class EmailEnrollmentStrategy implements FactorStrategy<string, UserEntity>, OnModuleInit {
+  readonly id = 'email-enrollment';
+  readonly assurance = OTP_ASSURANCE;
   readonly guess = 'code' as const;
   readonly spendsAttempt = true;
 
   constructor(
+    private readonly registry: FactorRegistry,
     private readonly otp: OtpService,
     private readonly registrations: OtpRepository,
     private readonly users: UserRepository,
   ) {}
 
-  async begin(state: StepState, user: UserEntity): Promise<void> {
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  async begin(state: StepState, user: UserEntity): Promise<BeginOutcome<void>> {
     await this.otp.enroll(this.targetOf(state, user), { type: 'email', destination: user.email }, state.clientIp);
+    return { answer: undefined };
   }
 
   async precheck(state: StepState): Promise<void> {

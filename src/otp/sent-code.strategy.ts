@@ -1,17 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { SecretBox } from '../../common/crypto/secret-box';
-import { DomainError } from '../../common/errors/domain-error';
-import { Reason } from '../../common/errors/error-codes';
-import { SectorMessages } from '../../mail/sector-messages';
-import { codeMacInput, newOtpCode, OTP_CODE_MAC } from '../../otp/otp-codes';
-import { OtpRegistrationEntity } from '../../otp/otp-registration.entity';
-import { OtpRepository } from '../../otp/otp.repository';
-import { OtpService } from '../../otp/otp.service';
-import { TenantDb } from '../../tenancy/tenant-db';
-import { UserEntity } from '../../user/user.entity';
-import { AuthTransactionRepository } from '../engine/auth-transaction.repository';
-import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SecretBox } from '../common/crypto/secret-box';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { SectorMessages } from '../mail/sector-messages';
+import { codeMacInput, newOtpCode, OTP_CODE_MAC } from './otp-codes';
+import { OtpRegistrationEntity } from './otp-registration.entity';
+import { OtpRepository } from './otp.repository';
+import { OtpService } from './otp.service';
+import { TenantDb } from '../tenancy/tenant-db';
+import { UserEntity } from '../user/user.entity';
+import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
+import type { Assurance } from '../auth/engine/auth-policy';
+import { FactorRegistry } from '../auth/engine/factor-registry';
+import { BeginOutcome, FactorStrategy, PendingSlot, StepState, Verdict } from '../auth/engine/factor-strategy';
 
 /** The code a transaction waits for, kept in its internal data (`data.otp`); only its MAC is stored. */
 export interface PendingCode {
@@ -22,8 +24,20 @@ export interface PendingCode {
   anonymous?: boolean;
 }
 
+/** Where the one-time-code strategies keep their pending code on the transaction (`data.otp`). */
+export const PENDING_CODE = new PendingSlot<PendingCode>('otp');
+
 export function pendingCodeOf(state: StepState): PendingCode {
-  return (state.tx?.data?.otp ?? {}) as PendingCode;
+  return PENDING_CODE.of(state.tx) ?? {};
+}
+
+/** What a one-time code is worth, whichever strategy checked it (sent, authenticator app, enrollment): a second factor. */
+export const OTP_ASSURANCE: Assurance = { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP' };
+
+/** What begins a sent code: the registration to send it to, and whether the flow has no factor yet. */
+export interface SendCode {
+  registration: OtpRegistrationEntity;
+  anonymous: boolean;
 }
 
 /**
@@ -34,12 +48,15 @@ export function pendingCodeOf(state: StepState): PendingCode {
  * code exactly one succeeds.
  */
 @Injectable()
-export class SentCodeStrategy implements FactorStrategy<string> {
-  readonly factor = 'OTP' as const;
+export class SentCodeStrategy implements FactorStrategy<string, SendCode>, OnModuleInit {
+  readonly id = 'otp-sent';
+  readonly assurance = OTP_ASSURANCE;
   readonly guess = 'code' as const;
   readonly spendsAttempt = true;
+  readonly pending = PENDING_CODE;
 
   constructor(
+    private readonly registry: FactorRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly registrations: OtpRepository,
     private readonly transactions: AuthTransactionRepository,
@@ -48,15 +65,20 @@ export class SentCodeStrategy implements FactorStrategy<string> {
     private readonly messages: SectorMessages,
   ) {}
 
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
   /**
    * Sends a code to `registration` for the transaction. A flow with no factor yet
    * (`anonymous`) sends only within the factor's hourly cap of unanswered codes;
    * past it nothing is sent and the caller answers as if it had been.
    */
-  async begin(state: StepState, registration: OtpRegistrationEntity, anonymous: boolean): Promise<void> {
+  async begin(state: StepState, { registration, anonymous }: SendCode): Promise<BeginOutcome<void>> {
     const { scope, tx, user } = state;
-    if (!tx || !user) return;
-    if (anonymous && !(await this.registrations.claimAnonymousSend(scope.db, registration.id, this.config.otpAnonymousSendsPerHour))) return;
+    const done = { answer: undefined };
+    if (!tx || !user) return done;
+    if (anonymous && !(await this.registrations.claimAnonymousSend(scope.db, registration.id, this.config.otpAnonymousSendsPerHour))) return done;
     const code = newOtpCode();
     const pending: PendingCode = {
       registrationId: registration.id,
@@ -65,11 +87,13 @@ export class SentCodeStrategy implements FactorStrategy<string> {
       anonymous,
     };
     await this.messages.inTransaction(scope, async (t) => {
-      if (!(await this.transactions.setPendingOtp(t, tx.id, pending as Record<string, unknown>))) {
+      // Stored here, not by the engine: the code's MAC and its message are written in one database transaction.
+      if (!(await this.transactions.setPending(t, tx.id, PENDING_CODE.key, pending, OTP_ASSURANCE.challengeType))) {
         throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
       }
       await this.otp.enqueueCode(t, scope, registration, code, { email: user.email, username: user.username });
     });
+    return done;
   }
 
   precheck(state: StepState): void {
@@ -85,7 +109,7 @@ export class SentCodeStrategy implements FactorStrategy<string> {
     const registrationId = pending.registrationId;
     return {
       ok: true,
-      consumeCodeMac: pending.codeMac,
+      consume: { path: 'codeMac', equals: pending.codeMac },
       // An answered code is no abuse: it gives its send back to the factor's hourly cap.
       afterRecorded: pending.anonymous && registrationId ? () => this.registrations.refundAnonymousSend(state.scope.db, registrationId) : undefined,
     };
@@ -97,5 +121,10 @@ export class SentCodeStrategy implements FactorStrategy<string> {
 
   isEnrolled(db: TenantDb, user: UserEntity): Promise<boolean> {
     return this.registrations.hasVerified(db, user.id, ['email', 'sms']);
+  }
+
+  /** Removes the one-time-code registrations (of every type: email, SMS, TOTP) left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS. */
+  sweep(db: TenantDb): Promise<number> {
+    return this.registrations.purgeStalePending(db, this.config.otpPendingRegistrationTtlSeconds);
   }
 }

@@ -1,18 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { SecretBox } from '../../common/crypto/secret-box';
-import { DomainError } from '../../common/errors/domain-error';
-import { ErrorCode, Reason } from '../../common/errors/error-codes';
-import { TenantDb } from '../../tenancy/tenant-db';
-import { UserEntity } from '../../user/user.entity';
-import { UserRepository } from '../../user/user.repository';
-import { AssertionInput, checkAssertionContext, counterRegression, Expected, newChallenge, refusalFor, toBase64Url, userHandleOf, verifyAssertion } from '../../webauthn/ceremony';
-import { RelyingParties } from '../../webauthn/relying-parties';
-import { RelyingParty } from '../../webauthn/relying-party';
-import { WebAuthnCredentialRepository } from '../../webauthn/webauthn-credential.repository';
-import type { AuthTransactionEntity } from '../engine/auth-transaction.entity';
-import { FactorStrategy, Refusal, StepState, Verdict } from '../engine/factor-strategy';
-import { matchesLogin } from '../engine/sign-in-engine';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SecretBox } from '../common/crypto/secret-box';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { TenantDb } from '../tenancy/tenant-db';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { AssertionInput, checkAssertionContext, counterRegression, Expected, newChallenge, refusalFor, toBase64Url, userHandleOf, verifyAssertion } from './ceremony';
+import { RelyingParties } from './relying-parties';
+import { RelyingParty } from './relying-party';
+import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
+import type { AuthTransactionEntity } from '../auth/engine/auth-transaction.entity';
+import { FactorRegistry } from '../auth/engine/factor-registry';
+import { BeginOutcome, FactorStrategy, PendingSlot, Refusal, StepState, Verdict } from '../auth/engine/factor-strategy';
+import { matchesLogin } from '../auth/engine/sign-in-engine';
 
 /** MAC purpose of the stand-in credential ids answered for logins without passkeys. */
 const FAKE_CREDENTIAL_MAC = 'webauthn-fake-credential';
@@ -24,8 +25,11 @@ export interface PendingPasskey {
   login?: string;
 }
 
+/** Where the passkey strategy keeps its pending challenge on the transaction (`data.webauthn`). */
+const PENDING_PASSKEY = new PendingSlot<PendingPasskey>('webauthn');
+
 function pendingPasskeyOf(tx: AuthTransactionEntity | undefined): PendingPasskey | undefined {
-  const pending = tx?.data?.webauthn as PendingPasskey | undefined;
+  const pending = PENDING_PASSKEY.of(tx);
   return pending && typeof pending.challenge === 'string' ? pending : undefined;
 }
 
@@ -59,12 +63,16 @@ export interface PasskeyRequestOptions {
  * the conditional UPDATE that records the factor, so it works once.
  */
 @Injectable()
-export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
-  readonly factor = 'WEBAUTHN' as const;
+export class WebAuthnStrategy implements FactorStrategy<PasskeyProof, string | undefined, PasskeyRequestOptions>, OnModuleInit {
+  readonly id = 'webauthn';
+  /** A passkey is possession plus, as a first factor, the biometric or PIN that unlocked it: MFA on its own (user verification is required then). */
+  readonly assurance = { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN' } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = true;
+  readonly pending = PENDING_PASSKEY;
 
   constructor(
+    private readonly registry: FactorRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly credentials: WebAuthnCredentialRepository,
     private readonly relyingParties: RelyingParties,
@@ -72,13 +80,24 @@ export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
     private readonly box: SecretBox,
   ) {}
 
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
   /**
-   * The request options of a new challenge for the step, and what the
-   * transaction must keep of it. `username` is the login the request names.
-   * A transaction past its first factor whose user has no passkey is
-   * FAILED_PRECONDITION / NO_WEBAUTHN_CREDENTIAL (its caller proved a factor).
+   * The request options of a new challenge for the step (the answer), and what
+   * the transaction must keep of it (the pending challenge, which the engine
+   * stores). `username` is the login the request names. A sector without a
+   * usable relying party is refused first. A transaction past its first factor
+   * whose user has no passkey is FAILED_PRECONDITION / NO_WEBAUTHN_CREDENTIAL
+   * (its caller proved a factor).
    */
-  async requestOptions(state: StepState, rp: RelyingParty, username: string | undefined): Promise<{ pending: PendingPasskey; publicKey: PasskeyRequestOptions }> {
+  async begin(state: StepState, username: string | undefined): Promise<BeginOutcome<PasskeyRequestOptions, PendingPasskey>> {
+    const rp = await this.relyingParties.usable(state.scope);
+    return this.requestOptions(state, rp, username);
+  }
+
+  private async requestOptions(state: StepState, rp: RelyingParty, username: string | undefined): Promise<BeginOutcome<PasskeyRequestOptions, PendingPasskey>> {
     const { scope, tx, user } = state;
     const challenge = newChallenge();
     const pending: PendingPasskey = { challenge };
@@ -101,7 +120,7 @@ export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
     const timeout = Math.min(this.config.transactionTtlSeconds, 300) * 1000;
     return {
       pending,
-      publicKey: { challenge, timout: timeout, timeout, rpID: rp.id, allowCredentials: allow, userVerification: requiresUserVerification(tx) ? 'required' : 'preferred', extensions: {} },
+      answer: { challenge, timout: timeout, timeout, rpID: rp.id, allowCredentials: allow, userVerification: requiresUserVerification(tx) ? 'required' : 'preferred', extensions: {} },
     };
   }
 
@@ -156,7 +175,7 @@ export class WebAuthnStrategy implements FactorStrategy<PasskeyProof> {
     const { newCounter, backedUp } = outcome.value;
     return {
       ok: true,
-      consumeChallenge: pending.challenge,
+      consume: { path: 'challenge', equals: pending.challenge },
       afterRecorded: () => this.credentials.recordUse(scope.db, credential.credentialId, newCounter, backedUp),
     };
   }

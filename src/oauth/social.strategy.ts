@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../../common/errors/domain-error';
-import { ErrorCode, Reason } from '../../common/errors/error-codes';
-import { LinkedIdentityRepository } from '../../oauth/linked-identity.repository';
-import { UserEntity } from '../../user/user.entity';
-import { UserRepository } from '../../user/user.repository';
-import { FactorStrategy, Refusal, StepState, Verdict } from '../engine/factor-strategy';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { LinkedIdentityRepository } from './linked-identity.repository';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { FactorRegistry } from '../auth/engine/factor-registry';
+import { FactorStrategy, Refusal, StepState, Verdict } from '../auth/engine/factor-strategy';
 
 /** What a social provider vouched for, after the service verified its answer (ID token, or the provider's user API). */
 export interface SocialProof {
@@ -36,13 +37,21 @@ export type SocialIdentity = SocialProof & { issuer: string };
  * with the verified email.
  */
 @Injectable()
-export class SocialStrategy implements FactorStrategy<SocialIdentity> {
-  readonly factor = 'SOCIAL' as const;
+export class SocialStrategy implements FactorStrategy<SocialIdentity>, OnModuleInit {
+  readonly id = 'social';
+  readonly assurance = { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = false;
   private readonly identities = new LinkedIdentityRepository();
 
-  constructor(private readonly users: UserRepository) {}
+  constructor(
+    private readonly registry: FactorRegistry,
+    private readonly users: UserRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
 
   async verify(state: StepState, proof: SocialIdentity): Promise<Verdict> {
     const { scope } = state;

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { AccountLinkRepository } from '../../account/account-link.repository';
-import { DomainError } from '../../common/errors/domain-error';
-import { Reason } from '../../common/errors/error-codes';
-import { UserRepository } from '../../user/user.repository';
-import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountLinkRepository } from './account-link.repository';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
+import { UserRepository } from '../user/user.repository';
+import { FactorRegistry } from '../auth/engine/factor-registry';
+import { FactorStrategy, StepState, Verdict } from '../auth/engine/factor-strategy';
 
 /** The proof of a magic link: the hash of the link's token (the account is known from the link before the step). */
 export interface MagicLinkProof {
@@ -20,15 +21,21 @@ export interface MagicLinkProof {
  * which is marked verified.
  */
 @Injectable()
-export class MagicLinkStrategy implements FactorStrategy<MagicLinkProof> {
-  readonly factor = 'MAGIC_LINK' as const;
+export class MagicLinkStrategy implements FactorStrategy<MagicLinkProof>, OnModuleInit {
+  readonly id = 'magic-link';
+  readonly assurance = { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = false;
 
   constructor(
+    private readonly registry: FactorRegistry,
     private readonly links: AccountLinkRepository,
     private readonly users: UserRepository,
   ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
 
   async verify(state: StepState, proof: MagicLinkProof): Promise<Verdict> {
     if (!state.user) return { ok: false };

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DomainError } from '../../common/errors/domain-error';
 import { Reason } from '../../common/errors/error-codes';
 import { PasswordHasher } from '../../user/password-hasher';
 import { PASSWORD_MAX_BYTES } from '../../user/password-policy';
+import { FactorRegistry } from '../engine/factor-registry';
 import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
 
 /**
@@ -11,12 +12,21 @@ import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
  * hash and answer exactly like a wrong password. bcrypt runs on low-priority worker threads (PasswordHasher).
  */
 @Injectable()
-export class PasswordStrategy implements FactorStrategy<string> {
-  readonly factor = 'PASSWORD' as const;
+export class PasswordStrategy implements FactorStrategy<string>, OnModuleInit {
+  static readonly ID = 'password';
+  readonly id = PasswordStrategy.ID;
+  readonly assurance = { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false } as const;
   readonly guess = 'password' as const;
   readonly spendsAttempt = false;
 
-  constructor(private readonly hasher: PasswordHasher) {}
+  constructor(
+    private readonly registry: FactorRegistry,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
 
   async verify(state: StepState, password: string): Promise<Verdict> {
     const tooLong = Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES;

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AuthTransactionRepository } from './auth-transaction.repository';
+import { FactorRegistry } from './factor-registry';
+
+/**
+ * What a factor's module needs to plug into the sign-in engine: the registry its
+ * strategies register with, and the transactions they keep their pending state
+ * on. It imports nothing, so feature modules import it without a cycle.
+ */
+@Module({
+  providers: [FactorRegistry, AuthTransactionRepository],
+  exports: [FactorRegistry, AuthTransactionRepository],
+})
+export class FactorRegistryModule {}
