@@ -282,9 +282,10 @@ describe('outbound URL safety', () => {
       expect(reg.status).toBe(200);
 
       // Tried at least twice (the first failure is retried), each time refused: the redirect is not followed.
+      // A delivery counts its attempt when it claims the row, before its request arrives: wait for both.
       const failed = await eventually(async () => {
         const [row] = await tenantSql(s, b.tenantID, `SELECT status, attempts, last_error FROM outbox WHERE channel = 'sms' AND recipient = $1`, [phone]);
-        return row && Number(row.attempts) >= 2 ? row : undefined;
+        return row && Number(row.attempts) >= 2 && gateway.requests.length >= 2 && String(row.last_error ?? '').includes('302') ? row : undefined;
       }, 15_000, 'two failed SMS deliveries');
       expect(failed).toMatchObject({ status: expect.not.stringMatching(/^sent$/), last_error: expect.stringContaining('302') });
       expect(gateway.requests.length).toBeGreaterThanOrEqual(2);
