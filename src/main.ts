@@ -20,8 +20,6 @@ import { DatabaseServer, openDatabaseServer } from './database/embedded-database
 import { IntrospectionFastPath } from './introspection/introspection-fast-path';
 import { headersSetBy, setsHeaders } from './common/http/static-headers';
 import { setupOpenApi } from './openapi';
-import { installLeanAsyncResourceBind } from './common/runtime/async-resource-bind';
-import { installPromiseInterceptors } from './common/runtime/promise-interceptors';
 import { IndexedMethod, RouteBlock, RouterLike } from './common/http/route-index';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -76,8 +74,6 @@ const MAX_PARAM_LENGTH = 16_384;
  * and Nest middleware, which runs on both (Fastify through middie).
  */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
-  installLeanAsyncResourceBind();
-  installPromiseInterceptors();
   const options: NestApplicationOptions = {
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
@@ -205,7 +201,7 @@ function bornOn<T extends object>(base: T, prototype: object): T {
   function Born(this: object, ...args: unknown[]): void {
     (base as unknown as (...a: unknown[]) => void).apply(this, args);
   }
-  // eslint-disable-next-line no-restricted-syntax -- patched framework internals, kept until a public API meets the speed budget (docs/adr/0032-framework-path-per-request.md)
+  // eslint-disable-next-line no-restricted-syntax -- the prototype of a constructor of our own (its instances are Express requests and responses), see docs/adr/0038-framework-internals.md
   Born.prototype = prototype;
   return Born as unknown as T;
 }

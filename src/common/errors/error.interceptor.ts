@@ -1,7 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { catchError, Observable, throwError } from 'rxjs';
 import { ensureRequestId, IncomingRequest } from '../http/request';
-import { PromiseInterceptor } from '../runtime/promise-interceptors';
 import { toWireError, WireError } from './error-mapper';
 
 /** Carries an error the interceptor has already mapped to the filter, which only writes it. */
@@ -14,22 +13,13 @@ export class MappedError extends Error {
 
 /**
  * Maps every error a handler throws to the wire error body (one mapper:
- * toWireError). NestJS runs it through `aroundPromise` (see
- * installPromiseInterceptors); `intercept` is the same mapping for NestJS's rxjs
- * consumer.
+ * toWireError), run by NestJS's own interceptor consumer; the global filter maps
+ * what fails outside handlers with the same mapper.
  */
 @Injectable()
-export class ErrorInterceptor implements PromiseInterceptor {
+export class ErrorInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(catchError((err: unknown) => throwError(() => mapped(context, err))));
-  }
-
-  async aroundPromise(context: ExecutionContext, handle: () => Promise<unknown>): Promise<unknown> {
-    try {
-      return await handle();
-    } catch (err) {
-      throw mapped(context, err);
-    }
   }
 }
 
