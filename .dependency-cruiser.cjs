@@ -1,7 +1,7 @@
 /**
  * The service's layers, each depending only on the ones below it (docs/architecture.md):
  *
- *   composition root   src/main.ts, src/app.module.ts, src/openapi.ts, src/cli/
+ *   composition root   src/main.ts (with src/lean-express-adapter.ts), src/app.module.ts, src/openapi.ts, src/cli/
  *   features           every other folder of src/ (tenant/, user/, oauth/, …, auth/ but its engine)
  *   sign-in engine     src/auth/engine/, src/access/
  *   infrastructure     src/tenancy/, src/database/, src/keys/
@@ -12,7 +12,7 @@
  * the build, the listed ones are debt to pay off (regenerate the file with
  * `npm run lint:deps:baseline` after removing some).
  */
-const ROOT = '^src/(main|app[.]module|openapi)[.]ts$|^src/cli/';
+const ROOT = '^src/(main|app[.]module|openapi|lean-express-adapter)[.]ts$|^src/cli/';
 const FOUNDATION = '^src/(config|common)/';
 const INFRASTRUCTURE = '^src/(tenancy|database|keys)/';
 const ENGINE = '^src/(auth/engine|access)/';
@@ -44,8 +44,8 @@ module.exports = {
     {
       name: 'nothing-depends-on-the-composition-root',
       severity: 'error',
-      comment: 'main.ts, app.module.ts, openapi.ts and the CLI wire the modules; no module imports them.',
-      from: { path: '^src/', pathNot: ROOT },
+      comment: 'main.ts, app.module.ts, openapi.ts and the CLI wire the modules; no module imports them (their own unit specs may).',
+      from: { path: '^src/', pathNot: `${ROOT}|[.]spec[.]ts$` },
       to: { path: ROOT },
     },
     {

@@ -1,5 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
 import { AccountModule } from './account/account.module';
@@ -8,7 +8,6 @@ import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { AccessModule } from './access/access.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { ErrorInterceptor } from './common/errors/error.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
 import { AccessLogMiddleware } from './common/logging/access-log.middleware';
 import { BrowserPolicyMiddleware } from './access/browser-policy';
@@ -68,7 +67,6 @@ export class AppModule implements NestModule {
         ConsoleModule,
       ],
       providers: [
-        { provide: APP_INTERCEPTOR, useClass: ErrorInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

@@ -2,12 +2,13 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ensureRequestId, IncomingRequest } from '../http/request';
 import { toWireError } from './error-mapper';
-import { MappedError } from './error.interceptor';
 
 /**
- * The global filter: writes errors that the interceptor mapped, and maps (with the
- * same mapper) whatever never reached an interceptor: guards, unknown routes,
- * the body parser, pipes.
+ * The one place errors become answers: whatever a handler, guard, pipe, the router
+ * or the body parser throws is mapped by the one mapper (toWireError) and written
+ * here. No global interceptor does it first: NestJS runs every interceptor through
+ * rxjs and the async context on every request, errors or not, while a filter costs
+ * nothing until something fails (docs/adr/0038-framework-internals.md).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -17,8 +18,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<IncomingRequest>();
     const res = http.getResponse<unknown>();
-    const wire =
-      exception instanceof MappedError ? exception.wire : toWireError(exception, ensureRequestId(req), req.originalUrl ?? req.url);
+    const wire = toWireError(exception, ensureRequestId(req), req.originalUrl ?? req.url);
     const adapter = this.adapterHost.httpAdapter;
     for (const [name, value] of Object.entries(wire.headers)) adapter.setHeader(res, name, value);
     // Over any type a handler declared (e.g. text/plain for /metrics): Fastify would refuse to send an object as text.
