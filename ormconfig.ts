@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { ENTITIES } from './src/entities';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config';
 import { mainDataSourceOptions } from './src/database/data-source-options';
@@ -12,4 +13,4 @@ import { mainDataSourceOptions } from './src/database/data-source-options';
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('Set DATABASE_URL to use the TypeORM CLI (the embedded database is started by npm start)');
 
-export default new DataSource(mainDataSourceOptions(config.databaseUrl, { max: 2, idleTimeoutMillis: 1000, applicationName: 'typeorm-cli' }));
+export default new DataSource(mainDataSourceOptions(ENTITIES, config.databaseUrl, { max: 2, idleTimeoutMillis: 1000, applicationName: 'typeorm-cli' }));

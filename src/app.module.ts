@@ -1,3 +1,4 @@
+import { ENTITIES } from './entities';
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ApiTokenModule } from './api-token/api-token.module';
@@ -5,7 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import { AccountModule } from './account/account.module';
 import { SessionModule } from './session/session.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
-import { AccessModule } from './access/access.module';
+import { CredentialsModule } from './credentials/credentials.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
@@ -20,12 +21,13 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { AuditModule } from './audit/audit.module';
+import { AuditLogModule } from './audit-log/audit-log.module';
 import { KeysModule } from './keys/keys.module';
 import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
 import { SectorModule } from './sector/sector.module';
 import { SettingsModule } from './settings/settings.module';
-import { TemplatePreviewModule } from './settings/template-preview.module';
+import { TemplatePreviewModule } from './mail/template-preview.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
@@ -42,11 +44,12 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot(config),
         CryptoModule,
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, ENTITIES),
         TenancyModule.forRoot(),
         MetricsModule,
-        AccessModule,
+        CredentialsModule,
         AuditModule,
+        AuditLogModule,
         KeysModule,
         UserModule,
         SettingsModule,

@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, Public, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, Public } from '../access/decorators';
+import { TargetUser, TargetUserRef } from '../settings/request-targets';
 import { Role } from '../access/role-matrix';
-import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { AuthResultResponse } from '../auth/engine/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
 import { AccountService } from './account.service';
 import {

@@ -5,13 +5,14 @@ import { SettingsModule } from '../settings/settings.module';
 import { ThrottleModule } from '../throttle/throttle.module';
 import { UserModule } from '../user/user.module';
 import { AccountController } from './account.controller';
-import { AccountLinkRepository } from './account-link.repository';
+import { AccountLinkRepository } from '../user/account-link.repository';
 import { AccountService } from './account.service';
 import { MagicLinkStrategy } from './magic-link.strategy';
+import { AuditModule } from '../audit/audit.module';
 
 /** Password reset, magic-link sign-in (its strategy registers with the sign-in engine's factor registry) and email verification by mailed single-use links. */
 @Module({
-  imports: [AuthModule, MailModule, SettingsModule, ThrottleModule, UserModule],
+  imports: [AuditModule, AuthModule, MailModule, SettingsModule, ThrottleModule, UserModule],
   controllers: [AccountController],
   providers: [AccountLinkRepository, MagicLinkStrategy, AccountService],
 })

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import { TargetUserRef } from '../access/decorators';
-import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { TargetUserRef } from '../settings/request-targets';
+import { AuthResultResponse } from '../auth/engine/auth.dto';
 import { SignInEngine } from '../auth/engine/sign-in-engine';
 import { hashSecretToken } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
@@ -21,9 +21,9 @@ import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
-import { AccountLink, AccountLinkKind, AccountLinkRepository } from './account-link.repository';
+import { AccountLink, AccountLinkKind, AccountLinkRepository } from '../user/account-link.repository';
 import { MagicLinkStrategy } from './magic-link.strategy';
-import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from './account-links';
+import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from '../user/account-links';
 import {
   EmailChangeConfirmedResponse,
   EmailVerificationSentResponse,

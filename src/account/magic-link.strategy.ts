@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AccountLinkRepository } from './account-link.repository';
+import { AccountLinkRepository } from '../user/account-link.repository';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { UserRepository } from '../user/user.repository';

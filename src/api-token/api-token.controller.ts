@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, TargetScope } from '../access/decorators';
+import { Authenticated, CurrentPrincipal } from '../access/decorators';
+import { TargetScope } from '../settings/request-targets';
 import { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';

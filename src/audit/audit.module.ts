@@ -1,12 +1,9 @@
-import { Global, Module } from '@nestjs/common';
-import { AuditController } from './audit.controller';
+import { Module } from '@nestjs/common';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
-/** The audit trail: global, since every domain that changes something security-relevant appends to it. */
-@Global()
+/** The audit trail: every domain that changes something security-relevant imports it and appends to it (src/audit-log reads it over HTTP). */
 @Module({
-  controllers: [AuditController],
   providers: [AuditRepository, AuditService],
   exports: [AuditRepository, AuditService],
 })

@@ -13,7 +13,7 @@ import {
   SignupMfaBeginDto,
   SignupMfaVerifyDto,
   SignupMfaVerifyResponse,
-} from './dto/auth.dto';
+} from './engine/auth.dto';
 import { InvitationService } from './invitation.service';
 import { LoginService } from './login.service';
 import { SignupService } from './signup.service';

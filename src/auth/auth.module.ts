@@ -14,6 +14,7 @@ import { InvitationService } from './invitation.service';
 import { LoginService } from './login.service';
 import { PasswordStrategy } from './password/password.strategy';
 import { SignupService } from './signup.service';
+import { AuditModule } from '../audit/audit.module';
 
 /**
  * Sign-in: the engine (authentication transactions and their steps, with the
@@ -24,7 +25,7 @@ import { SignupService } from './signup.service';
  * src/oauth, src/account).
  */
 @Module({
-  imports: [FactorRegistryModule, KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, SessionModule],
+  imports: [AuditModule, FactorRegistryModule, KeysModule, SettingsModule, ThrottleModule, UserModule, OtpModule, MailModule, SessionModule],
   controllers: [AuthController],
   providers: [TransactionJanitor, SignInEngine, PasswordStrategy, LoginService, SignupService, InvitationService],
   exports: [FactorRegistryModule, SignInEngine, TransactionJanitor],

@@ -9,7 +9,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
-import { AcceptInviteDto, AuthResultResponse } from './dto/auth.dto';
+import { AcceptInviteDto, AuthResultResponse } from './engine/auth.dto';
 import { SignInEngine } from './engine/sign-in-engine';
 import { PasswordStrategy } from './password/password.strategy';
 

@@ -6,7 +6,7 @@ import { OtpRepository } from '../otp/otp.repository';
 import { OtpService } from '../otp/otp.service';
 import { AuthTransactionRepository } from './engine/auth-transaction.repository';
 import { SignInEngine } from './engine/sign-in-engine';
-import { AuthResultResponse, OtpBeginDto, OtpBeginResponse, OtpLoginDto, PasswordLoginDto } from './dto/auth.dto';
+import { AuthResultResponse, OtpBeginDto, OtpBeginResponse, OtpLoginDto, PasswordLoginDto } from './engine/auth.dto';
 import { OTP_ASSURANCE, pendingCodeOf, SentCodeStrategy } from '../otp/sent-code.strategy';
 import { TotpStrategy } from '../otp/totp.strategy';
 import { PasswordStrategy } from './password/password.strategy';

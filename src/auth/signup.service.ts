@@ -3,7 +3,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { ThrottleService } from '../throttle/throttle.service';
 import { UserService } from '../user/user.service';
-import { AuthResultResponse, SignupDto, SignupMfaBeginDto, SignupMfaVerifyDto, SignupMfaVerifyResponse } from './dto/auth.dto';
+import { AuthResultResponse, SignupDto, SignupMfaBeginDto, SignupMfaVerifyDto, SignupMfaVerifyResponse } from './engine/auth.dto';
 import { SignInEngine } from './engine/sign-in-engine';
 import { StepState } from './engine/factor-strategy';
 import { EmailEnrollmentStrategy } from '../otp/email-enrollment.strategy';

@@ -1,3 +1,4 @@
+import { ENTITIES } from '../entities';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -12,6 +13,6 @@ import { TenancyModule } from '../tenancy/tenancy.module';
 @Module({})
 export class MaintenanceModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
-    return { module: MaintenanceModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), TenancyModule.forMaintenance()] };
+    return { module: MaintenanceModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl, ENTITIES), TenancyModule.forMaintenance()] };
   }
 }

@@ -1,11 +1,24 @@
 import { DataSourceOptions } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS } from '../../migrations/tenant';
-import { MAIN_ENTITIES, TENANT_ENTITIES } from './entities';
 import { ownedPoolDriver } from './owned-pool';
 
 export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
 export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
+
+/** An entity class (a table the ORM maps). */
+type EntityClass = abstract new (...args: never[]) => object;
+
+/**
+ * The tables the ORM maps, as the composition root lists them (src/entities.ts): the
+ * database layer knows no feature's entities.
+ */
+export interface EntityLists {
+  /** The main database's directory. */
+  readonly main: ReadonlyArray<EntityClass>;
+  /** Every tenant database or schema (and the platform tenant in the main database). */
+  readonly tenant: ReadonlyArray<EntityClass>;
+}
 
 export interface PoolSettings {
   max: number;
@@ -33,10 +46,10 @@ function base(url: string, pool: PoolSettings) {
 }
 
 /** The main database: the directory, and the platform tenant's tables in its public schema. */
-export function mainDataSourceOptions(url: string, pool: PoolSettings): DataSourceOptions {
+export function mainDataSourceOptions(entities: EntityLists, url: string, pool: PoolSettings): DataSourceOptions {
   return {
     ...base(url, pool),
-    entities: [...MAIN_ENTITIES, ...TENANT_ENTITIES],
+    entities: [...entities.main, ...entities.tenant],
     migrations: MAIN_MIGRATIONS,
     migrationsTableName: MAIN_MIGRATIONS_TABLE,
   };
@@ -46,7 +59,7 @@ export function mainDataSourceOptions(url: string, pool: PoolSettings): DataSour
  * A tenant's database (pooled mode) or schema (schema mode). In schema mode the
  * search_path points at the tenant schema so that the migrations' plain SQL lands there.
  */
-export function tenantDataSourceOptions(url: string, pool: PoolSettings, schema?: string): DataSourceOptions {
+export function tenantDataSourceOptions(entities: EntityLists, url: string, pool: PoolSettings, schema?: string): DataSourceOptions {
   const options = base(url, pool);
   if (schema) {
     (options.extra as Record<string, unknown>).options = `-c search_path=${schema}`;
@@ -54,15 +67,15 @@ export function tenantDataSourceOptions(url: string, pool: PoolSettings, schema?
   return {
     ...options,
     ...(schema ? { schema } : {}),
-    entities: TENANT_ENTITIES,
+    entities: [...entities.tenant],
     migrations: TENANT_MIGRATIONS,
     migrationsTableName: TENANT_MIGRATIONS_TABLE,
   };
 }
 
 /** The platform tenant's tables live in the main database, tracked by the tenant migrations table. */
-export function platformTenantMigrationOptions(url: string, pool: PoolSettings): DataSourceOptions {
-  return { ...tenantDataSourceOptions(url, pool), entities: [...MAIN_ENTITIES, ...TENANT_ENTITIES] };
+export function platformTenantMigrationOptions(entities: EntityLists, url: string, pool: PoolSettings): DataSourceOptions {
+  return { ...tenantDataSourceOptions(entities, url, pool), entities: [...entities.main, ...entities.tenant] };
 }
 
 /** Replaces the database name in a PostgreSQL URL. */

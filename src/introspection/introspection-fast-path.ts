@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { bearerCredential } from '../access/bearer.strategy';
-import { CredentialService } from '../access/credential.service';
+import { bearerCredential } from '../credentials/bearer.strategy';
+import { CredentialService } from '../credentials/credential.service';
 import { allows, Role } from '../access/role-matrix';
 import { actorOf } from '../audit/audit-event';
 import { DomainError } from '../common/errors/domain-error';

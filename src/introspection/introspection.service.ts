@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccessTokenVerifier, VerifiedToken } from '../keys/access-token-verifier';
+import { AccessTokenVerifier, VerifiedToken } from '../credentials/access-token-verifier';
 import { Principal } from '../access/principal';
 import { int64 } from '../common/wire/wire';
 import { IntrospectionResponse } from './dto/introspection.dto';

@@ -4,14 +4,13 @@ import { AccessTokenService } from './access-token.service';
 import { DiscoveryController } from './discovery.controller';
 import { JwksController } from './jwks.controller';
 import { KeyService } from './key.service';
-import { AccessTokenVerifier } from './access-token-verifier';
-import { UserModule } from '../user/user.module';
+import { AuditModule } from '../audit/audit.module';
 
-/** Signing keys, the JWK Set, and access tokens: signing and complete verification. */
+/** Signing keys, the JWK Set, and access tokens: signing and signature checks (the user-state check is AccessTokenVerifier's, src/credentials). */
 @Module({
-  imports: [JwtModule.register({}), UserModule],
+  imports: [AuditModule, JwtModule.register({})],
   controllers: [JwksController, DiscoveryController],
-  providers: [KeyService, AccessTokenService, AccessTokenVerifier],
-  exports: [KeyService, AccessTokenService, AccessTokenVerifier],
+  providers: [KeyService, AccessTokenService],
+  exports: [KeyService, AccessTokenService],
 })
 export class KeysModule {}

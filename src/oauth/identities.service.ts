@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TargetUserRef } from '../access/decorators';
+import type { TargetUserRef } from '../settings/request-targets';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isUuid, unixSeconds } from '../common/wire/wire';

@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Redirect, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiExtraModels, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, Public, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal, Public } from '../access/decorators';
+import { TargetScope, TargetUser, TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
-import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { AuthResultResponse } from '../auth/engine/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
 import { IncomingRequest, nodeRequest } from '../common/http/request';
 import { SectorScope } from '../settings/sector-scope';

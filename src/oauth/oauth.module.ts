@@ -13,6 +13,7 @@ import { SignInOptionsController } from './sign-in-options.controller';
 import { SignInOptionsService } from './sign-in-options.service';
 import { SocialLoginService } from './social-login.service';
 import { SocialStrategy } from './social.strategy';
+import { AuditModule } from '../audit/audit.module';
 
 /**
  * Social login: the sectors' provider configuration (operation 9), sign-in
@@ -21,7 +22,7 @@ import { SocialStrategy } from './social.strategy';
  * factor registry), and users' linked identities.
  */
 @Module({
-  imports: [AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],
+  imports: [AuditModule, AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],
   controllers: [OAuthProvidersController, OAuthLoginController, LinkedIdentitiesController, SignInOptionsController],
   providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, SocialLoginService, IdentitiesService, SocialStrategy, SignInOptionsService],
 })

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TargetUserRef } from '../access/decorators';
+import type { TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { AuthResultResponse } from '../auth/dto/auth.dto';
+import type { AuthResultResponse } from '../auth/engine/auth.dto';
 import { AuthTransactionEntity } from '../auth/engine/auth-transaction.entity';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { SignInEngine, SIGN_IN } from '../auth/engine/sign-in-engine';

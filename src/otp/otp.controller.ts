@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal } from '../access/decorators';
+import { TargetUser, TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';

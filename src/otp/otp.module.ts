@@ -11,6 +11,7 @@ import { OtpService } from './otp.service';
 import { EmailEnrollmentStrategy } from './email-enrollment.strategy';
 import { SentCodeStrategy } from './sent-code.strategy';
 import { TotpStrategy } from './totp.strategy';
+import { AuditModule } from '../audit/audit.module';
 
 /**
  * One-time-code factors (email, SMS, TOTP) of users, and their sign-in
@@ -18,7 +19,7 @@ import { TotpStrategy } from './totp.strategy';
  * register with the sign-in engine's factor registry.
  */
 @Module({
-  imports: [FactorRegistryModule, UserModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
+  imports: [AuditModule, FactorRegistryModule, UserModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [OtpController],
   providers: [OtpRepository, OtpService, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy],
   exports: [OtpRepository, OtpService, SentCodeStrategy, TotpStrategy, EmailEnrollmentStrategy],

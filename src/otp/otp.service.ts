@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { randomUUID } from 'node:crypto';
-import { TargetUserRef } from '../access/decorators';
+import { TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';

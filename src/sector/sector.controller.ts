@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetScope } from '../access/decorators';
+import { Authenticated } from '../access/decorators';
+import { TargetScope } from '../settings/request-targets';
 import { SectorScope } from '../settings/sector-scope';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';

@@ -15,7 +15,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
 import { StepUpService } from '../user/step-up.service';
-import type { TargetUserRef } from '../access/decorators';
+import type { TargetUserRef } from '../settings/request-targets';
 import { ListSessionsResponse, RefreshTokenResponse, SessionResponse } from './dto/session.dto';
 import { currentUserAgent } from './request-context';
 import { SessionRepository, SessionRow } from './session.repository';

@@ -2,10 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
-import { SectorEntity } from '../sector/sector.entity';
 import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantDb } from '../tenancy/tenant-db';
-import { resolveRelyingParty, settingsConfigureRelyingParty } from '../webauthn/relying-party';
+import { resolveRelyingParty, settingsConfigureRelyingParty } from './relying-party';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
 import { SectorSettingsEntity } from './sector-settings.entity';
 import { settingsFieldsSet, toSettingsPatch, toSettingsResponse } from './settings.mapper';
@@ -70,9 +69,9 @@ export class SettingsService {
 
   /** VALIDATION_FAILED naming MagicLinkURL when the links it would carry tokens to are not on a trusted https origin. */
   private async assertMagicLinkUrlAllowed(tx: TenantDb, sectorId: string, value: string): Promise<void> {
-    const sector = await tx.manager.getRepository(SectorEntity).findOneBy({ id: sectorId });
+    const sector = await sectorFacts(tx, sectorId);
     if (!sector) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
-    const problem = magicLinkUrlProblem(value, this.config.publicUrl, sector.allowedOrigins ?? [], this.config.nodeEnv === 'production');
+    const problem = magicLinkUrlProblem(value, this.config.publicUrl, sector.allowedOrigins, this.config.nodeEnv === 'production');
     if (problem) throw DomainError.invalidArgument(`Invalid request: MagicLinkURL: ${problem}`, [{ field: 'MagicLinkURL', description: problem }]);
   }
 
@@ -82,7 +81,7 @@ export class SettingsService {
     if (!stored) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     const merged = { ...stored, ...patch };
     if (!settingsConfigureRelyingParty(merged)) return;
-    const sector = await tx.manager.getRepository(SectorEntity).findOneBy({ id: sectorId });
+    const sector = await sectorFacts(tx, sectorId);
     const rp = resolveRelyingParty({ name: sector?.name ?? '', domain: sector?.domain ?? '', allowedOrigins: sector?.allowedOrigins ?? [] }, merged);
     const mismatchField = patch.webauthnRpId !== undefined && patch.webauthnRpOrigins === undefined ? 'WebAuthnRPID' : 'WebAuthnRPOrigins';
     const violations = relyingPartyViolations({ rpId: rp.id, origins: rp.origins }, mismatchField);
@@ -90,4 +89,13 @@ export class SettingsService {
       throw DomainError.invalidArgument(`Invalid request: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`, violations);
     }
   }
+}
+
+/**
+ * What settings are checked against: the sector's name, domain and allowed origins (a
+ * read of the sectors table, which src/sector owns; settings sit below it).
+ */
+async function sectorFacts(tx: TenantDb, sectorId: string): Promise<{ name: string; domain: string; allowedOrigins: string[] } | undefined> {
+  const [row] = await tx.rows<{ name: string; domain: string; allowed_origins: string[] | null }>('SELECT name, domain, allowed_origins FROM sectors WHERE id = $1', [sectorId]);
+  return row && { name: row.name, domain: row.domain, allowedOrigins: row.allowed_origins ?? [] };
 }

@@ -9,7 +9,7 @@ import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { SigningKeyEntity } from './signing-key.entity';
 import { TenantEntity } from './tenant.entity';
-import type { TenantLocation } from './tenant-storage';
+import type { TenantLocation } from './tenant.entity';
 
 /** What the routing entry of a sector is made from (a tenant's `SectorEntity` fits). */
 export interface SectorEntryInput {

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS, TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { MAIN_MIGRATIONS_TABLE, platformTenantMigrationOptions, TENANT_MIGRATIONS_TABLE, withDatabase } from '../database/data-source-options';
-import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from '../database/tokens';
+import { MAIN_MIGRATIONS_TABLE, platformTenantMigrationOptions, TENANT_MIGRATIONS_TABLE, withDatabase, EntityLists } from '../database/data-source-options';
+import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL, ENTITY_LISTS } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
 import { TenantConnections } from './tenant-connections';
 import { TenantStorageService } from './tenant-storage';
@@ -43,6 +43,7 @@ export class MigrationService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ENTITY_LISTS) private readonly entities: EntityLists,
     @Inject(MAIN_DATABASE_URL) private readonly mainUrl: string,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
     private readonly storage: TenantStorageService,
@@ -56,7 +57,7 @@ export class MigrationService {
     try {
       await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
       const applied = await this.main.runMigrations({ transaction: 'all' });
-      const platform = new DataSource(platformTenantMigrationOptions(this.mainUrl, { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-migrations' }));
+      const platform = new DataSource(platformTenantMigrationOptions(this.entities, this.mainUrl, { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-migrations' }));
       await platform.initialize();
       try {
         applied.push(...(await platform.runMigrations({ transaction: 'all' })));

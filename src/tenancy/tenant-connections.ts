@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { tenantDataSourceOptions } from '../database/data-source-options';
-import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
+import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
@@ -44,6 +44,7 @@ export class TenantConnections implements OnApplicationShutdown {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ENTITY_LISTS) private readonly entities: EntityLists,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
     private readonly storage: TenantStorageService,
   ) {}
@@ -89,6 +90,7 @@ export class TenantConnections implements OnApplicationShutdown {
     const location = { storage: tenant.storage, databaseName: tenant.databaseName, schemaName: tenant.schemaName };
     const ds = new DataSource(
       tenantDataSourceOptions(
+        this.entities,
         this.storage.urlFor(location),
         { max: poolMax ?? this.config.tenantPoolMax, idleTimeoutMillis: this.config.tenantIdleMs, applicationName: `iam-tenant` },
         tenant.schemaName ?? undefined,

@@ -2,17 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { databaseNameOf, tenantDataSourceOptions, withDatabase } from '../database/data-source-options';
-import { MAIN_DATABASE_URL } from '../database/tokens';
+import { databaseNameOf, tenantDataSourceOptions, withDatabase, EntityLists } from '../database/data-source-options';
+import { MAIN_DATABASE_URL, ENTITY_LISTS } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
-import type { TenantStorage as StorageKind } from './tenant.entity';
-
-/** Where a tenant's tables live. */
-export interface TenantLocation {
-  storage: StorageKind;
-  databaseName: string | null;
-  schemaName: string | null;
-}
+import type { TenantLocation } from './tenant.entity';
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -29,6 +22,7 @@ export class TenantStorageService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ENTITY_LISTS) private readonly entities: EntityLists,
     @Inject(MAIN_DATABASE_URL) private readonly mainUrl: string,
     private readonly directory: DirectoryRepository,
   ) {
@@ -92,7 +86,7 @@ export class TenantStorageService {
       }
     });
     const ds = new DataSource(
-      tenantDataSourceOptions(withDatabase(this.mainUrl, name), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
+      tenantDataSourceOptions(this.entities, withDatabase(this.mainUrl, name), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
     );
     await ds.initialize();
     try {

@@ -18,3 +18,10 @@ export class TenantEntity {
   @Column('text', { name: 'schema_version', default: '' }) schemaVersion: string;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
+
+/** Where a tenant's tables live. */
+export interface TenantLocation {
+  storage: TenantStorage;
+  databaseName: string | null;
+  schemaName: string | null;
+}

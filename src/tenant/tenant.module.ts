@@ -6,9 +6,10 @@ import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
 import { TenantController } from './tenant.controller';
 import { TenantService } from './tenant.service';
+import { AuditModule } from '../audit/audit.module';
 
 @Module({
-  imports: [ApiTokenModule, KeysModule, SectorModule, SettingsModule, UserModule],
+  imports: [AuditModule, ApiTokenModule, KeysModule, SectorModule, SettingsModule, UserModule],
   controllers: [TenantController],
   providers: [TenantService],
   exports: [TenantService],

@@ -22,7 +22,7 @@ import { newUser } from '../user/new-user';
 import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserRepository } from '../user/user.repository';
-import { isUsableRelyingParty, resolveRelyingParty } from '../webauthn/relying-party';
+import { isUsableRelyingParty, resolveRelyingParty } from '../settings/relying-party';
 import { GetTenantQuery, GetTenantResponse, ListTenantsQuery, ListTenantsResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
 import { pageInfo, paging } from '../common/wire/paging';
 import { toTenantListItem, toTenantResponse, toTenantSectorSummary } from './tenant.mapper';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TargetUserRef } from '../access/decorators';
+import type { TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, TargetScope, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal } from '../access/decorators';
+import { TargetScope, TargetUser, TargetUserRef } from '../settings/request-targets';
 import { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';

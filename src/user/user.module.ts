@@ -9,11 +9,12 @@ import { UserAuthStates } from './user-auth-states';
 import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
 import { StepUpService } from './step-up.service';
-import { AccountLinkRepository } from '../account/account-link.repository';
+import { AccountLinkRepository } from './account-link.repository';
+import { AuditModule } from '../audit/audit.module';
 
 /** Users of a sector: administration, profiles, invitations. */
 @Module({
-  imports: [SettingsModule, SectorModule, MailModule, ThrottleModule],
+  imports: [AuditModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
   providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService, AccountLinkRepository],
   exports: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],

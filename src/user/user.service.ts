@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isUserAdminOver } from '../access/role-matrix';
 import { Principal } from '../access/principal';
-import { TargetUserRef } from '../access/decorators';
+import { TargetUserRef } from '../settings/request-targets';
 import { hashSecretToken } from '../common/crypto/secret-box';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
@@ -34,8 +34,8 @@ import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
 import { UserRepository } from './user.repository';
 import { UserEntity } from './user.entity';
 import { AuditService } from '../audit/audit.service';
-import { AccountLinkRepository } from '../account/account-link.repository';
-import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from '../account/account-links';
+import { AccountLinkRepository } from './account-link.repository';
+import { ACCOUNT_LINKS, EMAIL_LINK_HOURS } from './account-links';
 import { StepUpService } from './step-up.service';
 
 interface Invitation {

@@ -5,7 +5,7 @@ import type { Refusal } from '../auth/engine/factor-strategy';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { fromBase64 } from '../common/wire/wire';
-import type { RelyingParty } from './relying-party';
+import type { RelyingParty } from '../settings/relying-party';
 
 /**
  * The WebAuthn ceremonies' checks. Each answer is either the verified facts or a

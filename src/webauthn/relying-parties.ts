@@ -3,7 +3,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
-import { isUsableRelyingParty, RelyingParty, resolveRelyingParty } from './relying-party';
+import { isUsableRelyingParty, RelyingParty, resolveRelyingParty } from '../settings/relying-party';
 
 /** The relying party of a request's sector, read from the sector and its settings. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TargetUserRef } from '../access/decorators';
+import { TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthResultResponse } from '../auth/dto/auth.dto';
+import type { AuthResultResponse } from '../auth/engine/auth.dto';
 import { StepState } from '../auth/engine/factor-strategy';
 import { SignInEngine } from '../auth/engine/sign-in-engine';
 import { credentialIdOf } from './ceremony';

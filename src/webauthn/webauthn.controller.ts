@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, ClientIp, CurrentPrincipal, Public, TargetUser, TargetUserRef } from '../access/decorators';
+import { Authenticated, ClientIp, CurrentPrincipal, Public } from '../access/decorators';
+import { TargetUser, TargetUserRef } from '../settings/request-targets';
 import type { Principal } from '../access/principal';
 import { Role } from '../access/role-matrix';
-import { AuthResultResponse } from '../auth/dto/auth.dto';
+import { AuthResultResponse } from '../auth/engine/auth.dto';
 import { ApiErrors } from '../common/http/api-errors';
 import { UserAccessQuery } from '../user/dto/user.dto';
 import {

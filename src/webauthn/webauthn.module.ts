@@ -9,6 +9,7 @@ import { WebAuthnCredentialsService } from './webauthn-credentials.service';
 import { WebAuthnLoginService } from './webauthn-login.service';
 import { WebAuthnRegistrationService } from './webauthn-registration.service';
 import { WebAuthnStrategy } from './webauthn.strategy';
+import { AuditModule } from '../audit/audit.module';
 
 /**
  * Passkeys (WebAuthn): sign-in (operations 14 and 15, on the sign-in engine with
@@ -16,7 +17,7 @@ import { WebAuthnStrategy } from './webauthn.strategy';
  * the management of a user's passkeys.
  */
 @Module({
-  imports: [AuthModule, WebAuthnCoreModule, SettingsModule, UserModule, MailModule],
+  imports: [AuditModule, AuthModule, WebAuthnCoreModule, SettingsModule, UserModule, MailModule],
   controllers: [WebAuthnLoginController, WebAuthnRegistrationController, WebAuthnCredentialsController],
   providers: [WebAuthnStrategy, WebAuthnLoginService, WebAuthnRegistrationService, WebAuthnCredentialsService],
 })

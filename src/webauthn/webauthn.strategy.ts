@@ -8,7 +8,7 @@ import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
 import { AssertionInput, checkAssertionContext, counterRegression, Expected, newChallenge, refusalFor, toBase64Url, userHandleOf, verifyAssertion } from './ceremony';
 import { RelyingParties } from './relying-parties';
-import { RelyingParty } from './relying-party';
+import { RelyingParty } from '../settings/relying-party';
 import { WebAuthnCredentialRepository } from './webauthn-credential.repository';
 import type { AuthTransactionEntity } from '../auth/engine/auth-transaction.entity';
 import { FactorRegistry } from '../auth/engine/factor-registry';

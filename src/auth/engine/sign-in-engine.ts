@@ -9,7 +9,7 @@ import { accountRef } from '../../throttle/throttle-policy';
 import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.service';
 import { UserEntity } from '../../user/user.entity';
 import { UserRepository } from '../../user/user.repository';
-import type { AuthResultResponse } from '../dto/auth.dto';
+import type { AuthResultResponse } from './auth.dto';
 import { Assurance, Factor, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';

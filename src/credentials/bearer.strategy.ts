@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { headerValue, IncomingRequest } from '../common/http/request';
 import { CredentialService } from './credential.service';
-import { Principal } from './principal';
+import { Principal } from '../access/principal';
 
 export const BEARER_STRATEGY = 'bearer';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessTokenService } from '../keys/access-token.service';
-import { AccessTokenVerifier, VerifiedToken } from '../keys/access-token-verifier';
+import { AccessTokenVerifier, VerifiedToken } from './access-token-verifier';
 import { UserRepository } from '../user/user.repository';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
@@ -10,7 +10,7 @@ import { ApiTokenService } from '../api-token/api-token.service';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { SIGN_IN } from '../auth/engine/sign-in-engine';
 import { tenantOfRoutedId } from '../tenancy/routed-id';
-import { Principal, TransactionPrincipal } from './principal';
+import { Principal, TransactionPrincipal } from '../access/principal';
 
 /** How long a successful sign-in's transactionID proves self-access (docs/api.md, Credentials). */
 const SELF_PROOF_WINDOW_MS = 15 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { QueryInt } from '../../common/validation/validation';
-import { AUDIT_EVENT_TYPES } from '../audit-event';
+import { AUDIT_EVENT_TYPES } from '../../audit/audit-event';
 
 export const AUDIT_PAGE_SIZE_DEFAULT = 50;
 const AUDIT_PAGE_SIZE_MAX = 200;

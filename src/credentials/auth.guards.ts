@@ -11,10 +11,11 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { isUuid } from '../common/wire/wire';
 import { BEARER_STRATEGY, BearerStrategy, bearerCredential } from './bearer.strategy';
 import { CredentialService } from './credential.service';
-import { AUTH_REQUIREMENT, IS_PUBLIC, TargetUserRef } from './decorators';
-import type { Principal } from './principal';
+import { AUTH_REQUIREMENT, IS_PUBLIC } from '../access/decorators';
+import { TargetUserRef } from '../settings/request-targets';
+import type { Principal } from '../access/principal';
 import { actorOf } from '../audit/audit-event';
-import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from './role-matrix';
+import { AccessTarget, allows, AuthRequirement, ROLES_NEEDING_FLAGS } from '../access/role-matrix';
 
 type GuardedRequest = IncomingRequest & { user?: Principal; targetScope?: SectorScope; targetUser?: TargetUserRef };
 

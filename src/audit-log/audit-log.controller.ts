@@ -1,14 +1,15 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetScope } from '../access/decorators';
+import { Authenticated } from '../access/decorators';
+import { TargetScope } from '../settings/request-targets';
 import { Role } from '../access/role-matrix';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiErrors } from '../common/http/api-errors';
 import { unixSeconds } from '../common/wire/wire';
 import { SectorScope } from '../settings/sector-scope';
-import { decodeAuditCursor, encodeAuditCursor } from './audit-event';
-import { AuditRepository } from './audit.repository';
-import { AUDIT_PAGE_SIZE_DEFAULT, ListAuditEventsQuery, ListAuditEventsResponse } from './dto/audit.dto';
+import { decodeAuditCursor, encodeAuditCursor } from '../audit/audit-event';
+import { AuditRepository } from '../audit/audit.repository';
+import { AUDIT_PAGE_SIZE_DEFAULT, ListAuditEventsQuery, ListAuditEventsResponse } from './dto/audit-log.dto';
 
 @ApiTags('Audit events')
 @ApiBearerAuth()

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { MESSAGE_KINDS, type MessageKind } from '../../mail/sector-messages';
-import { IsHandlebarsTemplate } from '../settings.validation';
-import { SMS_MAX, SUBJECT_MAX, TEMPLATE_MAX } from './sector-settings.dto';
+import { MESSAGE_KINDS, type MessageKind } from '../sector-messages';
+import { IsHandlebarsTemplate } from '../../settings/settings.validation';
+import { SMS_MAX, SUBJECT_MAX, TEMPLATE_MAX } from '../../settings/dto/sector-settings.dto';
 
 /**
  * Body of POST /api/v1/sectors/{sectorID}/templates/preview: the message kind and

@@ -5,7 +5,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { UserAuthStates } from '../user/user-auth-states';
 import { sessionActive, UserAuthState } from '../user/user.repository';
-import { AccessTokenClaims, AccessTokenService } from './access-token.service';
+import { AccessTokenClaims, AccessTokenService } from '../keys/access-token.service';
 
 export interface VerifiedToken {
   claims: AccessTokenClaims;

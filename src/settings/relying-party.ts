@@ -1,4 +1,4 @@
-import { relyingPartyViolations } from '../settings/settings.validation';
+import { relyingPartyViolations } from './settings.validation';
 
 /** The WebAuthn relying party of one sector (docs/adr/0015-passkeys.md). */
 export interface RelyingParty {

@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, TargetScope } from '../access/decorators';
+import { Authenticated } from '../access/decorators';
+import { TargetScope } from '../settings/request-targets';
 import { Role } from '../access/role-matrix';
 import { ApiErrors } from '../common/http/api-errors';
-import { SectorMessages } from '../mail/sector-messages';
+import { SectorMessages } from './sector-messages';
 import { PreviewTemplateDto, TemplatePreviewResponse } from './dto/template-preview.dto';
-import { SectorScope } from './sector-scope';
+import { SectorScope } from '../settings/sector-scope';
 
 @ApiTags('Sector settings')
 @ApiBearerAuth()

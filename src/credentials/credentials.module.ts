@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ApiTokenModule } from '../api-token/api-token.module';
@@ -8,17 +8,19 @@ import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
 import { AuthenticationGuard, RoleGuard } from './auth.guards';
 import { BearerStrategy } from './bearer.strategy';
-import { AllowedOrigins, BrowserPolicyMiddleware } from './browser-policy';
+import { AllowedOrigins, BrowserPolicyMiddleware } from '../access/browser-policy';
+import { AccessTokenVerifier } from './access-token-verifier';
 import { CredentialService } from './credential.service';
 
 /**
- * Access control: bearer credentials become principals, and the global guards
- * (authentication, then the role matrix) admit or refuse every request — deny by default.
+ * Credentials: bearer credentials (access tokens, API tokens, transaction proofs) become
+ * principals, and the global guards (authentication, then the role matrix of
+ * src/access) admit or refuse every request — deny by default.
  */
-@Global()
 @Module({
   imports: [PassportModule, KeysModule, UserModule, SettingsModule, ApiTokenModule, AuthModule],
   providers: [
+    AccessTokenVerifier,
     CredentialService,
     BearerStrategy,
     AllowedOrigins,
@@ -26,6 +28,6 @@ import { CredentialService } from './credential.service';
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: RoleGuard },
   ],
-  exports: [CredentialService, AllowedOrigins, BrowserPolicyMiddleware],
+  exports: [AccessTokenVerifier, CredentialService, AllowedOrigins, BrowserPolicyMiddleware],
 })
-export class AccessModule {}
+export class CredentialsModule {}
