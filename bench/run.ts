@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       report.set('provisioning', { sequentialMs: provisioning, medianMs: percentile(provisioning, 50), maxMs: Math.max(...provisioning) });
       report.row({ metric: 'tenant provisioning with first admin (5 sequential)', value: `median ${fmt(percentile(provisioning, 50))} ms, max ${fmt(Math.max(...provisioning))} ms`, baseline: '', ratio: '', goal: '', pass: null });
     }
-    if (config.before && (has('introspection') || has('reads'))) {
+    if (config.before && (has('introspection') || has('reads') || has('login'))) {
       await step('before', async () => {
         log(`starting the earlier build from ${config.before}`);
         before = await setUpTarget(ctx, 'service-before', join(config.before!, 'dist'));
@@ -105,8 +105,8 @@ async function main(): Promise<void> {
       const m = main;
       if (has('introspection')) await step('introspection', () => introspectionScenario(ctx, m, before));
       if (has('reads')) await step('reads', () => readsScenario(ctx, m, before));
+      if (has('login')) await step('login', () => loginScenario(ctx, m, before));
       await before?.instance.stop();
-      if (has('login')) await step('login', () => loginScenario(ctx, m));
       if (has('mixed')) await step('mixed', () => mixedScenario(ctx, m));
       if (has('scale-out') || has('revocation')) {
         await step('second instance', async () => {

@@ -42,19 +42,28 @@ function loginRequest(t: Target, connections: number, seconds: number) {
   };
 }
 
-/** Scenario 3a: password logins beside raw bcrypt at the same cost. */
-export async function loginScenario(ctx: BenchContext, main: Target): Promise<void> {
+/** Scenario 3a: password logins beside raw bcrypt at the same cost (and beside the earlier build's, with BENCH_BEFORE). */
+export async function loginScenario(ctx: BenchContext, main: Target, before?: Target): Promise<void> {
   const { config, report } = ctx;
   const connections = loginConnections(ctx);
+  let prior: LoadFigures | undefined;
+  if (before) {
+    log(`login: ${connections} connections (before)`);
+    prior = figures(await runLoad(loginRequest(before, connections, loginSeconds(ctx))));
+  }
   log(`login: ${connections} connections`);
   const login = figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx))));
   log('login: raw bcrypt');
   const raw = await bcryptPerSecond(config.bcryptCost, Math.min(loginSeconds(ctx), 5));
-  report.set('login', { connections, seconds: loginSeconds(ctx), bcryptCost: config.bcryptCost, service: login, bcryptPerSecond: raw, libuvPool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) });
+  report.set('login', { connections, seconds: loginSeconds(ctx), bcryptCost: config.bcryptCost, service: login, before: prior ?? null, bcryptPerSecond: raw, libuvPool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) });
   const r = ratioOf(login.rps, raw);
   report.row({ metric: `password login ${connections} conn logins/s`, value: `${fmt(login.rps, 1)} (p99 ${login.p99} ms, errors ${login.errors})`, baseline: `bcrypt cost ${config.bcryptCost} ${fmt(raw, 1)}/s`, ratio: times(login.rps, raw), goal: '≥ 0.95× bcrypt', pass: r !== null && r >= 0.95 });
+  if (prior) {
+    const rb = ratioOf(login.rps, prior.rps);
+    report.row({ metric: `password login ${connections} conn × before`, value: fmt(login.rps, 1), baseline: `before ${fmt(prior.rps, 1)} (p99 ${prior.p99} ms)`, ratio: times(login.rps, prior.rps), goal: '≥ 0.95× before', pass: rb !== null && rb >= 0.95 });
+  }
   if (login.errors) report.fail(`login: ${login.errors} failed requests`);
-  log(`login: ${fmt(login.rps, 1)} logins/s p99 ${login.p99} ms errors ${login.errors}; bcrypt ${fmt(raw, 1)}/s`);
+  log(`login: ${fmt(login.rps, 1)} logins/s p99 ${login.p99} ms errors ${login.errors}; bcrypt ${fmt(raw, 1)}/s${prior ? `; before ${fmt(prior.rps, 1)}/s` : ''}`);
 }
 
 /** Scenario 3b: a login storm saturating the CPU while introspection runs at 10 connections. */

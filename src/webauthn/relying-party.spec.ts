@@ -1,6 +1,6 @@
-import { relyingPartyViolations } from './settings.validation';
-import { isUsableRelyingParty, resolveRelyingParty, settingsConfigureRelyingParty } from './relying-party';
-import { knownTransports, sanitizeDetail, toBase64Url, userHandleOf } from '../webauthn/ceremony';
+import { relyingPartyViolations } from '../settings/settings.validation';
+import { isUsableRelyingParty, resolveRelyingParty, settingsConfigureRelyingParty } from '../settings/relying-party';
+import { knownTransports, sanitizeDetail, toBase64Url, userHandleOf } from './ceremony';
 
 const sector = { name: 'Shop', domain: 'shop.example.com', allowedOrigins: ['https://shop.example.com'] };
 const empty = { webauthnRpId: '', webauthnRpDisplayName: '', webauthnRpOrigins: [] as string[], webauthnDebug: false };
