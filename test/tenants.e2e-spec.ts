@@ -241,6 +241,21 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       ]);
     });
 
+    it('provisions 20 different slugs sent at once, every one of them, with no 5xx', async () => {
+      const slugs = Array.from({ length: 20 }, (_, i) => uniqueSlug(`crowd${i}`));
+      const storagesBefore = await listStorages(t, mode);
+      const responses = await Promise.all(slugs.map((slug, i) => provision({ slug, name: `Crowd ${i}` })));
+
+      expect(responses.map((r) => r.status)).toEqual(slugs.map(() => 200));
+      expect(responses.map((r) => r.body.slug)).toEqual(slugs);
+      const ids = responses.map((r) => r.body.tenantID as string);
+      expect(new Set(ids).size).toBe(20);
+      const rows = await t.sql('SELECT slug FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY slug', [ids]);
+      expect(rows.map((r: { slug: string }) => r.slug)).toEqual([...slugs].sort());
+      const added = (await listStorages(t, mode)).filter((s) => !storagesBefore.includes(s));
+      expect(added.sort()).toEqual(ids.map((id) => storageNameOf(t, mode, id)).sort());
+    });
+
     describe.each([
       ['while creating the default sector (SectorService.insertWithSettings)', () => jest.spyOn(t.app.get(SectorService), 'insertWithSettings')],
       ['at the last step, storing the signing key (KeyService.insert)', () => jest.spyOn(t.app.get(KeyService), 'insert')],

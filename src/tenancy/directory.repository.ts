@@ -9,6 +9,7 @@ import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { SigningKeyEntity } from './signing-key.entity';
 import { TenantEntity } from './tenant.entity';
+import { rowsOf } from './tenant-db';
 import type { TenantLocation } from './tenant.entity';
 
 /** What the routing entry of a sector is made from (a tenant's `SectorEntity` fits). */
@@ -36,11 +37,20 @@ export class DirectoryRepository {
 
   // ---- tenants ----------------------------------------------------------------
 
-  /** Inserts the tenant row in `em`'s transaction; a taken slug is ALREADY_EXISTS. */
+  /**
+   * Inserts the tenant row in `em`'s transaction; a taken slug is ALREADY_EXISTS. So is
+   * a slug another transaction is provisioning right now (its row not yet committed):
+   * the slug's advisory lock, tried without waiting, tells at once, where the insert
+   * would wait on the unique index for the whole provisioning while holding a pooled
+   * connection (twenty such waiters once starved the winner of the connections it
+   * needed, and someone got a 503).
+   */
   async insertTenant(em: EntityManager, tenant: TenantEntity): Promise<void> {
-    await translatingUniqueViolations(() => em.getRepository(TenantEntity).insert(tenant), {
-      tenants_slug_key: () => DomainError.alreadyExists(Reason.TENANT_SLUG_TAKEN, `A tenant with slug "${tenant.slug}" already exists.`),
-    });
+    const [{ claimed }] = rowsOf<{ claimed: boolean }>(
+      await em.query('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS claimed', [`tenant-slug:${tenant.slug}`]),
+    );
+    if (!claimed) throw slugTaken(tenant.slug);
+    await translatingUniqueViolations(() => em.getRepository(TenantEntity).insert(tenant), { tenants_slug_key: () => slugTaken(tenant.slug) });
   }
 
   /** The stored tenant row, uncached (TenantDirectory caches). */
@@ -235,4 +245,8 @@ export class DirectoryRepository {
   sectorEntries(tenantId: string): Promise<SectorDirectoryEntity[]> {
     return this.main.getRepository(SectorDirectoryEntity).find({ where: { tenantId }, order: { isDefault: 'DESC', slug: 'ASC' } });
   }
+}
+
+function slugTaken(slug: string): DomainError {
+  return DomainError.alreadyExists(Reason.TENANT_SLUG_TAKEN, `A tenant with slug "${slug}" already exists.`);
 }

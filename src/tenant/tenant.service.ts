@@ -25,6 +25,7 @@ import { UserRepository } from '../user/user.repository';
 import { isUsableRelyingParty, resolveRelyingParty } from '../settings/relying-party';
 import { GetTenantQuery, GetTenantResponse, ListTenantsQuery, ListTenantsResponse, ProvisionTenantDto, ProvisionTenantResponse, TenantStats } from './dto/tenant.dto';
 import { pageInfo, paging } from '../common/wire/paging';
+import { ConcurrencyLimit } from '../common/async/concurrency-limit';
 import { toTenantListItem, toTenantResponse, toTenantSectorSummary } from './tenant.mapper';
 import { TenantEntity } from '../tenancy/tenant.entity';
 
@@ -48,9 +49,20 @@ export interface NewTenantInput {
   isPlatform?: boolean;
 }
 
+/**
+ * Provisionings one instance runs at once: each holds a main-database connection for
+ * its directory transaction and briefly needs a second (creating storage, reloading
+ * keys), so a quarter of the main pool keeps half of it for everything else. Further
+ * provisionings wait their turn without holding a connection.
+ */
+function provisioningConcurrency(mainPoolMax: number): number {
+  return Math.max(1, Math.floor(mainPoolMax / 4));
+}
+
 @Injectable()
 export class TenantService {
   private readonly logger = new Logger('Tenants');
+  private readonly provisioning: ConcurrencyLimit;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -67,7 +79,9 @@ export class TenantService {
     private readonly apiTokens: ApiTokenRepository,
     private readonly sectorRows: SectorRepository,
     private readonly audit: AuditService,
-  ) {}
+  ) {
+    this.provisioning = new ConcurrencyLimit(provisioningConcurrency(config.mainPoolMax));
+  }
 
   async provision(dto: ProvisionTenantDto): Promise<ProvisionTenantResponse> {
     if (dto.adminPassword !== undefined && dto.adminEmail === undefined) {
@@ -92,6 +106,10 @@ export class TenantService {
    * storage without a row, which the next start sweeps (TenantStorageService).
    */
   async create(input: NewTenantInput) {
+    return this.provisioning.run(() => this.createNow(input));
+  }
+
+  private async createNow(input: NewTenantInput) {
     const tenantId = randomUUID();
     const sectorId = randomUUID();
     const location = input.isPlatform ? { storage: 'main' as const, databaseName: null, schemaName: null } : this.storage.locationFor(tenantId);
