@@ -251,7 +251,7 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
       const ids = responses.map((r) => r.body.tenantID as string);
       expect(new Set(ids).size).toBe(20);
       const rows = await t.sql('SELECT slug FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY slug', [ids]);
-      expect(rows.map((r: { slug: string }) => r.slug)).toEqual([...slugs].sort());
+      expect(rows.map((r) => r.slug as string)).toEqual([...slugs].sort());
       const added = (await listStorages(t, mode)).filter((s) => !storagesBefore.includes(s));
       expect(added.sort()).toEqual(ids.map((id) => storageNameOf(t, mode, id)).sort());
     });
