@@ -305,6 +305,7 @@ describe('role matrix', () => {
           tenantID: expect.any(String),
           slug: tenantSlugs.get(p),
           kid: expect.any(String),
+          databaseServer: 'main',
           sector: expect.objectContaining({ sectorID: expect.any(String), isDefault: true, slug: 'admin' }),
         });
       },

@@ -34,6 +34,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), OAUTH_ENDPOINT_HOSTS: ' Login.Example.com, keys.example.com,,login.example.com ' }).oauthEndpointHosts).toEqual(['login.example.com', 'keys.example.com']);
   });
 
+  it('reads TENANT_DATABASE_SERVERS as named PostgreSQL URLs (none by default) and never echoes a URL in its errors', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).tenantDatabaseServers).toEqual([]);
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), TENANT_DATABASE_SERVERS: 'east=postgres://u:p@east:5432/postgres, west-2=postgresql://west/db\n' }).tenantDatabaseServers,
+    ).toEqual([
+      { name: 'east', url: 'postgres://u:p@east:5432/postgres' },
+      { name: 'west-2', url: 'postgresql://west/db' },
+    ]);
+    const refused = (value: string) => {
+      try {
+        loadConfig({ DATA_DIR: dataDir(), TENANT_DATABASE_SERVERS: value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message;
+      }
+      throw new Error(`accepted ${value}`);
+    };
+    expect(refused('postgres://u:secret@east/postgres')).toMatch(/entry 1 must be name=postgres/);
+    expect(refused('main=postgres://u:secret@east/postgres')).toMatch(/"main" is the main database's server/);
+    expect(refused('a=postgres://u:secret@x/p,a=postgres://u:secret@y/p')).toMatch(/"a" is named twice/);
+    expect(refused('a=http://u:secret@x/p')).toMatch(/the URL of "a" must be a postgres:\/\/ URL/);
+    expect(refused('Big=postgres://u:secret@x/p')).toMatch(/lowercase/);
+    for (const value of ['postgres://u:secret@east/postgres', 'a=http://u:secret@x/p']) expect(refused(value)).not.toContain('secret');
+  });
+
   describe('master keys', () => {
     const NEW = 'new-master-key-0123456789abcdef0123456789';
     const OLD = 'old-master-key-0123456789abcdef0123456789';

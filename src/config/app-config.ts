@@ -7,6 +7,15 @@ import { isAbsolute, join, resolve } from 'node:path';
 type TenancyMode = 'pooled' | 'schema';
 
 /** The typed, validated configuration. Built once, at boot, from the environment. */
+/** A PostgreSQL server that holds tenant databases: its name (kept in the directory) and a URL on it. */
+interface TenantDatabaseServer {
+  name: string;
+  url: string;
+}
+
+/** The name of the main database's server among the tenant database servers. */
+export const MAIN_SERVER = 'main';
+
 export interface AppConfig {
   nodeEnv: string;
   port: number;
@@ -15,6 +24,11 @@ export interface AppConfig {
   dataDir: string;
   embeddedPgPort: number;
   tenancyMode: TenancyMode;
+  /**
+   * Further PostgreSQL servers that hold tenant databases (pooled mode), by name, beside
+   * the main database's server (always named `main`); from TENANT_DATABASE_SERVERS.
+   */
+  tenantDatabaseServers: TenantDatabaseServer[];
   publicUrl: string;
   /** The newest master key (= masterKeys[0]): what secrets are sealed and codes MACed under. */
   masterKey: string;
@@ -157,6 +171,36 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
   }
   return raw;
+}
+
+const SERVER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * TENANT_DATABASE_SERVERS: `name=postgres://…` entries separated by commas or
+ * whitespace. Errors name the entry by position or name, never its URL (it may carry
+ * a password).
+ */
+function tenantDatabaseServers(env: Env): TenantDatabaseServer[] {
+  const raw = str(env, 'TENANT_DATABASE_SERVERS');
+  if (raw === undefined) return [];
+  const servers: TenantDatabaseServer[] = [];
+  for (const [i, entry] of raw.split(/[\s,]+/).filter((e) => e !== '').entries()) {
+    const at = entry.indexOf('=');
+    const name = at > 0 ? entry.slice(0, at) : '';
+    if (!SERVER_NAME.test(name)) throw new ConfigError('TENANT_DATABASE_SERVERS', `entry ${i + 1} must be name=postgres://… with a name of lowercase letters, digits and dashes`);
+    if (name === MAIN_SERVER) throw new ConfigError('TENANT_DATABASE_SERVERS', `"${MAIN_SERVER}" is the main database's server and is always there; give the others other names`);
+    if (servers.some((s) => s.name === name)) throw new ConfigError('TENANT_DATABASE_SERVERS', `"${name}" is named twice`);
+    const value = entry.slice(at + 1);
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol)) throw new ConfigError('TENANT_DATABASE_SERVERS', `the URL of "${name}" must be a postgres:// URL`);
+    servers.push({ name, url: value });
+  }
+  return servers;
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
@@ -320,6 +364,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir,
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     tenancyMode: oneOf(env, 'TENANCY_MODE', ['pooled', 'schema'] as const, 'pooled'),
+    tenantDatabaseServers: tenantDatabaseServers(env),
     publicUrl,
     ...masterKeys(env, dataDir, production),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),

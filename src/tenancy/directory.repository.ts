@@ -110,14 +110,22 @@ export class DirectoryRepository {
     await this.main.getRepository(TenantEntity).update({ id: tenantId }, { schemaVersion: version });
   }
 
-  /** Databases of the server named `prefix…` that no tenant row names (orphan sweep candidates). */
-  async databasesWithoutTenant(prefix: string): Promise<string[]> {
-    const rows: Array<{ datname: string }> = await this.main.query(
-      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)
-               AND datname NOT IN (SELECT database_name FROM tenants WHERE database_name IS NOT NULL)`,
-      [prefix],
+  /** Pooled tenants per database server (`main`: the main database's server). */
+  async tenantsPerServer(): Promise<Map<string, number>> {
+    const rows: Array<{ server: string; count: number }> = await this.main.query(
+      `SELECT coalesce(database_server, 'main') AS server, count(*)::int AS count FROM tenants WHERE storage = 'pooled' GROUP BY 1`,
     );
-    return rows.map((r) => r.datname);
+    return new Map(rows.map((r) => [r.server, r.count]));
+  }
+
+  /** Which of `names` tenant rows place on `server` (`main`: the main database's server). */
+  async databasesPlacedOn(server: string, names: string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const rows: Array<{ database_name: string }> = await this.main.query(
+      `SELECT database_name FROM tenants WHERE database_name = ANY($1::text[]) AND coalesce(database_server, 'main') = $2`,
+      [names, server],
+    );
+    return new Set(rows.map((r) => r.database_name));
   }
 
   /** Tenant schemas (`t_<hex>`) of the main database that no tenant row names (orphan sweep candidates). */
@@ -130,11 +138,12 @@ export class DirectoryRepository {
   }
 
   /** How many tenant rows name this storage, read in `em`'s transaction. */
-  async countTenantsUsingStorage(em: EntityManager, location: Pick<TenantLocation, 'databaseName' | 'schemaName'>): Promise<number> {
-    const [{ count }] = await em.query('SELECT count(*)::int AS count FROM tenants WHERE database_name = $1 OR schema_name = $2', [
-      location.databaseName,
-      location.schemaName,
-    ]);
+  async countTenantsUsingStorage(em: EntityManager, location: Pick<TenantLocation, 'databaseName' | 'schemaName' | 'databaseServer'>): Promise<number> {
+    const [{ count }] = await em.query(
+      `SELECT count(*)::int AS count FROM tenants
+        WHERE (database_name = $1 AND coalesce(database_server, 'main') = $3) OR schema_name = $2`,
+      [location.databaseName, location.schemaName, location.databaseServer ?? 'main'],
+    );
     return count as number;
   }
 

@@ -86,8 +86,8 @@ export class TenantConnections implements OnApplicationShutdown {
   }
 
   /** A fresh, initialised DataSource for a tenant's storage (the caller owns it). */
-  async connect(tenant: Pick<TenantEntity, 'id' | 'storage' | 'databaseName' | 'schemaName'>, poolMax?: number): Promise<DataSource> {
-    const location = { storage: tenant.storage, databaseName: tenant.databaseName, schemaName: tenant.schemaName };
+  async connect(tenant: Pick<TenantEntity, 'id' | 'storage' | 'databaseName' | 'schemaName' | 'databaseServer'>, poolMax?: number): Promise<DataSource> {
+    const location = { storage: tenant.storage, databaseName: tenant.databaseName, schemaName: tenant.schemaName, databaseServer: tenant.databaseServer };
     const ds = new DataSource(
       tenantDataSourceOptions(
         this.entities,

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { APP_CONFIG, AppConfig, MAIN_SERVER } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
+import { Reason } from '../common/errors/error-codes';
 import { databaseNameOf, tenantDataSourceOptions, withDatabase, EntityLists } from '../database/data-source-options';
 import { MAIN_DATABASE_URL, ENTITY_LISTS } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
@@ -11,7 +13,8 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * Creates and drops the physical storage of tenants: a database cloned from a
- * migrated template (pooled mode) or a schema of the main database (schema mode).
+ * migrated template (pooled mode), on the main database's server or one of
+ * TENANT_DATABASE_SERVERS, or a schema of the main database (schema mode).
  * Names carry a prefix derived from the main database, so several deployments can
  * share one server and the orphan sweep only ever touches its own.
  */
@@ -19,6 +22,8 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export class TenantStorageService {
   private readonly logger = new Logger('TenantStorage');
   private readonly prefix: string;
+  /** Each tenant database server's URL (on its `postgres` maintenance database's level: the database part is replaced per use), by name. */
+  private readonly servers: ReadonlyMap<string, string>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -28,6 +33,25 @@ export class TenantStorageService {
   ) {
     const main = databaseNameOf(mainUrl).toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 24);
     this.prefix = main;
+    this.servers = new Map([[MAIN_SERVER, mainUrl], ...config.tenantDatabaseServers.map((s): [string, string] => [s.name, s.url])]);
+  }
+
+  /** The names of the servers tenant databases may live on, the main database's (`main`) first. */
+  get serverNames(): string[] {
+    return [...this.servers.keys()];
+  }
+
+  /** The server a stored location names (null: the main database's). */
+  serverOf(location: Pick<TenantLocation, 'databaseServer'>): string {
+    return location.databaseServer ?? MAIN_SERVER;
+  }
+
+  /** A server's URL with the database part set to `database` (its own database part when none is given). */
+  private serverUrl(server: string, database?: string): string {
+    const url = this.servers.get(server);
+    // A directory row naming a server this instance is not configured with: its tenant cannot be reached.
+    if (url === undefined) throw DomainError.unavailable(Reason.TENANT_DATABASE_UNAVAILABLE, `The database server "${server}" of this tenant is not configured on this instance.`);
+    return database === undefined || (server === MAIN_SERVER && database === databaseNameOf(this.mainUrl)) ? url : withDatabase(url, database);
   }
 
   get mode(): 'pooled' | 'schema' {
@@ -43,16 +67,17 @@ export class TenantStorageService {
     return `${this.prefix}_t_`;
   }
 
-  locationFor(tenantId: string): TenantLocation {
+  /** Where a new tenant's tables go: its own database on `server` (pooled mode), or its schema of the main database. */
+  locationFor(tenantId: string, server: string = MAIN_SERVER): TenantLocation {
     const hex = tenantId.replace(/-/g, '').toLowerCase();
     return this.mode === 'pooled'
-      ? { storage: 'pooled', databaseName: `${this.databasePrefix}${hex}`, schemaName: null }
-      : { storage: 'schema', databaseName: null, schemaName: `t_${hex}` };
+      ? { storage: 'pooled', databaseName: `${this.databasePrefix}${hex}`, schemaName: null, databaseServer: server === MAIN_SERVER ? null : server }
+      : { storage: 'schema', databaseName: null, schemaName: `t_${hex}`, databaseServer: null };
   }
 
   /** Connection URL of a tenant's database (the main one for schema tenants and the platform). */
   urlFor(location: TenantLocation): string {
-    return location.storage === 'pooled' && location.databaseName ? withDatabase(this.mainUrl, location.databaseName) : this.mainUrl;
+    return location.storage === 'pooled' && location.databaseName ? this.serverUrl(this.serverOf(location), location.databaseName) : this.mainUrl;
   }
 
   /** A key for the advisory lock that guards a tenant's storage while it is being provisioned. */
@@ -60,8 +85,9 @@ export class TenantStorageService {
     return `tenant-storage:${location.databaseName ?? location.schemaName}`;
   }
 
-  private async withAdminClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ connectionString: this.mainUrl, application_name: 'iam-admin' });
+  /** A short-lived connection to a server's own database (the main database on the main server), for DDL of databases and schemas. */
+  private async withAdminClient<T>(server: string, work: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ connectionString: this.serverUrl(server), application_name: 'iam-admin' });
     await client.connect();
     try {
       return await work(client);
@@ -76,8 +102,12 @@ export class TenantStorageService {
    */
   async prepareTemplate(): Promise<void> {
     if (this.mode !== 'pooled') return;
+    for (const server of this.servers.keys()) await this.prepareTemplateOn(server);
+  }
+
+  private async prepareTemplateOn(server: string): Promise<void> {
     const name = this.templateDatabase;
-    await this.withAdminClient(async (client) => {
+    await this.withAdminClient(server, async (client) => {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
       if (exists.rowCount === 0) {
         await client.query(`CREATE DATABASE ${quoteIdent(name)}`).catch((err: { code?: string }) => {
@@ -86,7 +116,7 @@ export class TenantStorageService {
       }
     });
     const ds = new DataSource(
-      tenantDataSourceOptions(this.entities, withDatabase(this.mainUrl, name), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
+      tenantDataSourceOptions(this.entities, this.serverUrl(server, name), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
     );
     await ds.initialize();
     try {
@@ -98,7 +128,7 @@ export class TenantStorageService {
 
   /** Creates the empty storage of a new tenant (committed at once: DDL of databases is not transactional). */
   async create(location: TenantLocation): Promise<void> {
-    await this.withAdminClient(async (client) => {
+    await this.withAdminClient(this.serverOf(location), async (client) => {
       if (location.storage === 'pooled' && location.databaseName) {
         await this.createFromTemplate(client, location.databaseName);
       } else if (location.storage === 'schema' && location.schemaName) {
@@ -123,7 +153,7 @@ export class TenantStorageService {
 
   /** Removes a tenant's storage and everything in it. */
   async drop(location: TenantLocation): Promise<void> {
-    await this.withAdminClient(async (client) => {
+    await this.withAdminClient(this.serverOf(location), async (client) => {
       if (location.storage === 'pooled' && location.databaseName) {
         await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(location.databaseName)} WITH (FORCE)`);
       } else if (location.storage === 'schema' && location.schemaName) {
@@ -140,11 +170,7 @@ export class TenantStorageService {
   async sweepOrphans(main: DataSource): Promise<number> {
     const candidates: TenantLocation[] =
       this.mode === 'pooled'
-        ? (await this.directory.databasesWithoutTenant(this.databasePrefix)).map((datname) => ({
-            storage: 'pooled',
-            databaseName: datname,
-            schemaName: null,
-          }))
+        ? await this.databasesWithoutTenant()
         : (await this.directory.schemasWithoutTenant()).map((nspname) => ({ storage: 'schema', databaseName: null, schemaName: nspname }));
     let swept = 0;
     for (const location of candidates) {
@@ -172,5 +198,23 @@ export class TenantStorageService {
       }
     }
     return swept;
+  }
+
+  /** This deployment's tenant databases on every reachable server that no tenant row places there (orphan sweep candidates). */
+  private async databasesWithoutTenant(): Promise<TenantLocation[]> {
+    const found: TenantLocation[] = [];
+    for (const server of this.servers.keys()) {
+      try {
+        const names = await this.withAdminClient(server, async (client) => {
+          const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [this.databasePrefix]);
+          return rows.map((r) => r.datname);
+        });
+        const used = await this.directory.databasesPlacedOn(server, names);
+        for (const name of names) if (!used.has(name)) found.push({ storage: 'pooled', databaseName: name, schemaName: null, databaseServer: server === MAIN_SERVER ? null : server });
+      } catch (err) {
+        this.logger.warn(`Could not list the tenant databases of server "${server}": ${(err as Error).message}`);
+      }
+    }
+    return found;
   }
 }

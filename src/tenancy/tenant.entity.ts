@@ -13,6 +13,8 @@ export class TenantEntity {
   @Column('text') storage: TenantStorage;
   @Column('text', { name: 'database_name', nullable: true }) databaseName: string | null;
   @Column('text', { name: 'schema_name', nullable: true }) schemaName: string | null;
+  /** The server its database is on (TENANT_DATABASE_SERVERS' name); null: the main database's server. */
+  @Column('text', { name: 'database_server', nullable: true }) databaseServer: string | null;
   @Column('text') kid: string;
   @Column('uuid', { name: 'root_sector_id' }) rootSectorId: string;
   @Column('text', { name: 'schema_version', default: '' }) schemaVersion: string;
@@ -24,4 +26,6 @@ export interface TenantLocation {
   storage: TenantStorage;
   databaseName: string | null;
   schemaName: string | null;
+  /** The server of a pooled tenant's database; null (or absent) is the main database's server. */
+  databaseServer?: string | null;
 }

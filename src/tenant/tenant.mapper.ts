@@ -1,3 +1,4 @@
+import { MAIN_SERVER } from '../config/app-config';
 import { SectorDirectoryEntity } from '../tenancy/sector-directory.entity';
 import { TenantListItem, TenantResponse, TenantSectorSummary } from './dto/tenant.dto';
 import { TenantEntity } from '../tenancy/tenant.entity';
@@ -8,6 +9,7 @@ export function toTenantResponse(t: TenantEntity, sectorCount: number): TenantRe
     slug: t.slug,
     kid: t.kid,
     isPlatform: t.isPlatform,
+    databaseServer: t.databaseServer ?? MAIN_SERVER,
     rootSectorID: t.rootSectorId,
     sectorCount,
     subSectorCount: Math.max(0, sectorCount - 1),

@@ -47,6 +47,8 @@ export interface NewTenantInput {
   adminEmail?: string;
   adminPassword?: string;
   isPlatform?: boolean;
+  /** Pooled mode: the server for its database (a configured name); default: the least used. */
+  databaseServer?: string;
 }
 
 /**
@@ -92,16 +94,24 @@ export class TenantService {
     }
     const violation = dto.adminPassword !== undefined ? passwordViolation('adminPassword', dto.adminPassword, dto.adminEmail) : undefined;
     if (violation) throw DomainError.invalidArgument(`Invalid request: adminPassword: ${violation.description}`, [violation]);
+    if (dto.databaseServer !== undefined) {
+      if (this.storage.mode !== 'pooled') throw DomainError.invalidField('databaseServer', 'applies to pooled mode only (TENANCY_MODE=pooled)');
+      if (!this.storage.serverNames.includes(dto.databaseServer)) {
+        throw DomainError.invalidField('databaseServer', `must be one of the configured database servers: ${this.storage.serverNames.join(', ')}`);
+      }
+    }
     const { tenant, sector } = await this.create(dto);
-    return { tenantID: tenant.id, slug: tenant.slug, kid: tenant.kid, sector: toSectorResponse(sector) };
+    return { tenantID: tenant.id, slug: tenant.slug, kid: tenant.kid, databaseServer: this.storage.serverOf(tenant), sector: toSectorResponse(sector) };
   }
 
   /**
    * Creates a tenant, all or nothing: directory row, storage (database from the
    * template, or schema), default sector with its settings, first admin, signing
    * key and routing entry. The directory row is inserted first, in a main-database
-   * transaction held open until the end: concurrent requests for one slug queue on
-   * its unique index and all but the first get ALREADY_EXISTS. Any failure rolls
+   * transaction held open until the end: concurrent requests for one slug get
+   * ALREADY_EXISTS but the first (DirectoryRepository.insertTenant). A pooled tenant's
+   * database goes to the server the input names, else to the one with the fewest
+   * tenants. Any failure rolls
    * the transaction back and drops the storage; a process killed midway leaves only
    * storage without a row, which the next start sweeps (TenantStorageService).
    */
@@ -109,10 +119,20 @@ export class TenantService {
     return this.provisioning.run(() => this.createNow(input));
   }
 
+  /** The tenant database server holding the fewest tenants (the first listed among equals). */
+  private async leastUsedServer(): Promise<string> {
+    const names = this.storage.serverNames;
+    if (names.length === 1) return names[0];
+    const counts = await this.directoryRepo.tenantsPerServer();
+    return names.reduce((best, name) => ((counts.get(name) ?? 0) < (counts.get(best) ?? 0) ? name : best));
+  }
+
   private async createNow(input: NewTenantInput) {
     const tenantId = randomUUID();
     const sectorId = randomUUID();
-    const location = input.isPlatform ? { storage: 'main' as const, databaseName: null, schemaName: null } : this.storage.locationFor(tenantId);
+    const location = input.isPlatform
+      ? { storage: 'main' as const, databaseName: null, schemaName: null, databaseServer: null }
+      : this.storage.locationFor(tenantId, input.databaseServer ?? (await this.leastUsedServer()));
     const [key, adminHash] = await Promise.all([
       this.keys.generate(tenantId),
       input.adminPassword !== undefined ? this.hasher.hash(input.adminPassword) : Promise.resolve(null),

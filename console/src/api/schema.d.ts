@@ -1320,6 +1320,8 @@ export interface components {
             slug: string;
             kid: string;
             isPlatform: boolean;
+            /** @description The PostgreSQL server holding the tenant's tables, by the name TENANT_DATABASE_SERVERS gives it (`main`: the main database's server, also for schema mode and the platform). Never a URL. */
+            databaseServer: string;
             rootSectorID: string;
             /** Format: int32 */
             sectorCount: number;
@@ -1343,6 +1345,8 @@ export interface components {
             slug: string;
             kid: string;
             isPlatform: boolean;
+            /** @description The PostgreSQL server holding the tenant's tables, by the name TENANT_DATABASE_SERVERS gives it (`main`: the main database's server, also for schema mode and the platform). Never a URL. */
+            databaseServer: string;
             rootSectorID: string;
             /** Format: int32 */
             sectorCount: number;
@@ -1384,11 +1388,15 @@ export interface components {
             adminEmail?: string;
             /** @description The first admin's password (at least 8 characters, at most 72 bytes); required with adminEmail. */
             adminPassword?: string;
+            /** @description Pooled mode: the PostgreSQL server for the tenant database, by the name TENANT_DATABASE_SERVERS gives it (`main` is the main database's server). Default: the server with the fewest tenants. */
+            databaseServer?: string;
         };
         ProvisionTenantResponse: {
             tenantID: string;
             slug: string;
             kid: string;
+            /** @description The PostgreSQL server holding the tenant's tables, by the name TENANT_DATABASE_SERVERS gives it (`main`: the main database's server, also for schema mode and the platform). Never a URL. */
+            databaseServer: string;
             sector: components["schemas"]["SectorResponse"];
         };
         PasswordLoginDto: {

@@ -3,6 +3,8 @@ import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Matches, MaxLe
 import { QueryBoolean, QueryInt, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/validation/validation';
 import { SectorResponse } from '../../sector/dto/sector.dto';
 
+const SERVER_DESCRIPTION = "The PostgreSQL server holding the tenant's tables, by the name TENANT_DATABASE_SERVERS gives it (`main`: the main database's server, also for schema mode and the platform). Never a URL.";
+
 export class ProvisionTenantDto {
   @ApiProperty({ description: 'Lowercase letters, digits and -, 2 to 63 characters; unique on the platform.' })
   @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: 'must be 2 to 63 characters' }) slug: string;
@@ -11,12 +13,18 @@ export class ProvisionTenantDto {
   @IsOptional() @IsString() @IsEmail({}, { message: 'must be an email address' }) @MaxLength(320) adminEmail?: string;
   @ApiPropertyOptional({ description: "The first admin's password (at least 8 characters, at most 72 bytes); required with adminEmail." })
   @IsOptional() @IsString() adminPassword?: string;
+  @ApiPropertyOptional({
+    description:
+      'Pooled mode: the PostgreSQL server for the tenant database, by the name TENANT_DATABASE_SERVERS gives it (`main` is the main database\'s server). Default: the server with the fewest tenants.',
+  })
+  @IsOptional() @IsString() @Matches(/^[a-z][a-z0-9-]{0,31}$/, { message: 'must name a configured database server' }) databaseServer?: string;
 }
 
 export class ProvisionTenantResponse {
   @ApiProperty() tenantID: string;
   @ApiProperty() slug: string;
   @ApiProperty() kid: string;
+  @ApiProperty({ description: SERVER_DESCRIPTION }) databaseServer: string;
   @ApiProperty({ type: SectorResponse }) sector: SectorResponse;
 }
 
@@ -32,6 +40,7 @@ export class TenantResponse {
   @ApiProperty() slug: string;
   @ApiProperty() kid: string;
   @ApiProperty() isPlatform: boolean;
+  @ApiProperty({ description: SERVER_DESCRIPTION }) databaseServer: string;
   @ApiProperty() rootSectorID: string;
   @ApiProperty({ type: 'integer', format: 'int32' }) sectorCount: number;
   @ApiProperty({ type: 'integer', format: 'int32' }) subSectorCount: number;

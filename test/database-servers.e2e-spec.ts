@@ -1,0 +1,135 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DatabaseServer, startEmbeddedPostgres } from '../src/database/embedded-database';
+import { MAIN_DATA_SOURCE } from '../src/database/tokens';
+import { TenantStorageService } from '../src/tenancy/tenant-storage';
+import { expectWireError } from './support/contract';
+import { freePort } from './support/global-setup';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Tenants on several PostgreSQL servers (TENANT_DATABASE_SERVERS, pooled mode): the
+ * run's server is `main`, and a second, embedded server started here is `second`.
+ * New tenants go to the server with the fewest tenants or to the one named; their
+ * databases are cloned from a template on that server; sign-in and introspection work
+ * on both; the orphan sweep covers both; the tenant read names the server, never its URL.
+ */
+describe('tenant database servers', () => {
+  let second: DatabaseServer;
+  let secondDir: string;
+  let t: TestApp;
+  let platformToken: string;
+
+  const onSecond = async <T>(sql: string, params: unknown[] = []): Promise<T[]> => {
+    const client = new Client({ connectionString: second.url });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+  const databasesOn = async (where: 'main' | 'second'): Promise<string[]> => {
+    const sql = 'SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY 1';
+    const prefix = `${t.databaseName}_`;
+    const rows = where === 'main' ? await t.sql<{ datname: string }>(sql, [prefix]) : await onSecond<{ datname: string }>(sql, [prefix]);
+    return rows.map((r) => r.datname);
+  };
+  const provision = (body: Record<string, unknown>) => t.http().post('/api/v1/tenants').set('Authorization', `Bearer ${platformToken}`).send(body);
+  const databaseOf = (tenantID: string) => `${t.databaseName}_t_${tenantID.replace(/-/g, '')}`;
+
+  beforeAll(async () => {
+    secondDir = mkdtempSync(join(tmpdir(), 'iam-second-pg-'));
+    chmodSync(secondDir, 0o755); // the cluster runs as the postgres user, which must reach it
+    second = await startEmbeddedPostgres({ dataDir: secondDir, port: await freePort(), database: 'postgres' });
+    t = await startTestApp({ tenancyMode: 'pooled', env: { TENANT_DATABASE_SERVERS: `second=${second.url}` } });
+    platformToken = await t.platformToken();
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await second?.stop();
+    if (secondDir) rmSync(secondDir, { recursive: true, force: true });
+  });
+
+  it('prepares the tenant template on every server at start', async () => {
+    expect(await databasesOn('main')).toContain(`${t.databaseName}_tpl`);
+    expect(await databasesOn('second')).toContain(`${t.databaseName}_tpl`);
+  });
+
+  it('places new tenants on the server with the fewest, each database on its own server only, and names the server in the tenant read', async () => {
+    const first = await provision({ slug: 'spread-one', name: 'One', adminEmail: 'admin@one.test', adminPassword: 'one-admin-password' });
+    const next = await provision({ slug: 'spread-two', name: 'Two', adminEmail: 'admin@two.test', adminPassword: 'two-admin-password' });
+    expect([first.status, next.status]).toEqual([200, 200]);
+    expect([first.body.databaseServer, next.body.databaseServer].sort()).toEqual(['main', 'second']);
+
+    for (const res of [first, next]) {
+      const here = res.body.databaseServer as 'main' | 'second';
+      const there = here === 'main' ? 'second' : 'main';
+      expect(await databasesOn(here)).toContain(databaseOf(res.body.tenantID));
+      expect(await databasesOn(there)).not.toContain(databaseOf(res.body.tenantID));
+      const read = await t.http().get(`/api/v1/tenants/${res.body.tenantID}?ping=true`).set('Authorization', `Bearer ${platformToken}`);
+      expect(read.status).toBe(200);
+      expect(read.body.tenant.databaseServer).toBe(here);
+      expect(read.body.reachable).toBe(true);
+      expect(JSON.stringify(read.body)).not.toContain('postgres://');
+    }
+    const stored = await t.sql<{ slug: string; database_server: string | null }>("SELECT slug, database_server FROM tenants WHERE slug LIKE 'spread-%' ORDER BY slug");
+    expect(stored.map((r) => r.database_server ?? 'main').sort()).toEqual(['main', 'second']);
+  });
+
+  it('places a tenant on the server named, and refuses a server that is not configured', async () => {
+    const named = await provision({ slug: 'named-second', name: 'Named', databaseServer: 'second' });
+    expect(named.status).toBe(200);
+    expect(named.body.databaseServer).toBe('second');
+    expect(await databasesOn('second')).toContain(databaseOf(named.body.tenantID));
+
+    const unknown = await provision({ slug: 'named-nowhere', name: 'Nowhere', databaseServer: 'third' });
+    expectWireError(unknown, 400, 3, 'VALIDATION_FAILED', { fields: ['databaseServer'] });
+    const malformed = await provision({ slug: 'named-bad', name: 'Bad', databaseServer: 'Not A Name' });
+    expectWireError(malformed, 400, 3, 'VALIDATION_FAILED', { fields: ['databaseServer'] });
+    expect(await t.sql("SELECT slug FROM tenants WHERE slug IN ('named-nowhere', 'named-bad')")).toEqual([]);
+  });
+
+  it('signs in, introspects and manages users of a tenant on the second server, and the token of a user deleted there is refused at once', async () => {
+    const res = await provision({ slug: 'work-second', name: 'Work', adminEmail: 'admin@work.test', adminPassword: 'work-admin-password', databaseServer: 'second' });
+    expect(res.status).toBe(200);
+    const sectorID = res.body.sector.sectorID as string;
+    const adminToken = await t.login('admin@work.test', 'work-admin-password', sectorID);
+
+    const created = await t.http().post(`/api/v1/sectors/${sectorID}/users`).set('Authorization', `Bearer ${adminToken}`).send({ email: 'member@work.test', password: 'member-password-1' });
+    expect(created.status).toBe(200);
+    const memberToken = await t.login('member@work.test', 'member-password-1', sectorID);
+    const active = await t.http().post('/api/v1/introspect').set('Authorization', `Bearer ${adminToken}`).send({ token: memberToken });
+    expect(active.status).toBe(200);
+    expect(active.body).toMatchObject({ sub: created.body.sub, sectorID, tenantID: res.body.tenantID });
+
+    const tenantDb = new Client({ connectionString: second.url.replace(/\/[^/]*$/, `/${databaseOf(res.body.tenantID)}`) });
+    await tenantDb.connect();
+    try {
+      expect((await tenantDb.query("SELECT email FROM users WHERE email = 'member@work.test'")).rows).toEqual([{ email: 'member@work.test' }]);
+    } finally {
+      await tenantDb.end();
+    }
+
+    const removed = await t.http().delete(`/api/v1/users/${created.body.sub}`).set('Authorization', `Bearer ${adminToken}`);
+    expect(removed.status).toBe(200);
+    const after = await t.http().post('/api/v1/introspect').set('Authorization', `Bearer ${adminToken}`).send({ token: memberToken });
+    expectWireError(after, 401, 16, 'TOKEN_INVALID');
+  });
+
+  it('sweeps orphaned tenant databases on every server', async () => {
+    const orphan = `${t.databaseName}_t_${'f'.repeat(32)}`;
+    await onSecond(`CREATE DATABASE "${orphan}"`);
+    expect(await databasesOn('second')).toContain(orphan);
+    const swept = await t.app.get(TenantStorageService).sweepOrphans(t.app.get(MAIN_DATA_SOURCE));
+    expect(swept).toBeGreaterThanOrEqual(1);
+    expect(await databasesOn('second')).not.toContain(orphan);
+    // Tenants' own databases stay.
+    const placed = await t.sql<{ database_name: string }>("SELECT database_name FROM tenants WHERE database_server = 'second'");
+    const remaining = await databasesOn('second');
+    for (const { database_name } of placed) expect(remaining).toContain(database_name);
+  });
+});
