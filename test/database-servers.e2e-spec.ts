@@ -7,6 +7,7 @@ import { MAIN_DATA_SOURCE } from '../src/database/tokens';
 import { TenantStorageService } from '../src/tenancy/tenant-storage';
 import { expectWireError } from './support/contract';
 import { freePort } from './support/global-setup';
+import { eventually } from './support/wait';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -19,6 +20,7 @@ import { startTestApp, TestApp } from './support/test-app';
 describe('tenant database servers', () => {
   let second: DatabaseServer;
   let secondDir: string;
+  let secondPort: number;
   let t: TestApp;
   let platformToken: string;
 
@@ -43,7 +45,8 @@ describe('tenant database servers', () => {
   beforeAll(async () => {
     secondDir = mkdtempSync(join(tmpdir(), 'iam-second-pg-'));
     chmodSync(secondDir, 0o755); // the cluster runs as the postgres user, which must reach it
-    second = await startEmbeddedPostgres({ dataDir: secondDir, port: await freePort(), database: 'postgres' });
+    secondPort = await freePort();
+    second = await startEmbeddedPostgres({ dataDir: secondDir, port: secondPort, database: 'postgres' });
     t = await startTestApp({ tenancyMode: 'pooled', env: { TENANT_DATABASE_SERVERS: `second=${second.url}` } });
     platformToken = await t.platformToken();
   }, 120_000);
@@ -131,5 +134,39 @@ describe('tenant database servers', () => {
     const placed = await t.sql<{ database_name: string }>("SELECT database_name FROM tenants WHERE database_server = 'second'");
     const remaining = await databasesOn('second');
     for (const { database_name } of placed) expect(remaining).toContain(database_name);
+  });
+
+  it('when one server is down, only its tenants answer 503 with Retry-After, the others work on, and its tenants recover when it returns', async () => {
+    const make = async (slug: string, databaseServer: string) => {
+      const res = await provision({ slug, name: slug, adminEmail: `admin@${slug}.test`, adminPassword: `${slug}-admin-password`, databaseServer });
+      expect(res.status).toBe(200);
+      const sectorID = res.body.sector.sectorID as string;
+      return { sectorID, token: await t.login(`admin@${slug}.test`, `${slug}-admin-password`, sectorID) };
+    };
+    const onMain = await make('blast-main', 'main');
+    const away = await make('blast-second', 'second');
+    const login = (slug: string, sectorID: string) =>
+      t.http().post('/api/v1/login/password').send({ username: `admin@${slug}.test`, password: `${slug}-admin-password`, sectorID });
+    const introspect = (token: string) => t.http().post('/api/v1/introspect').set('Authorization', `Bearer ${token}`).send({ token });
+
+    await second.stop();
+    try {
+      const refused = await login('blast-second', away.sectorID);
+      expectWireError(refused, 503, 14, 'DATABASE_UNAVAILABLE', { retry: true });
+      expect(refused.headers['retry-after']).toBe('5');
+      const listed = await t.http().get(`/api/v1/sectors/${away.sectorID}/users`).set('Authorization', `Bearer ${away.token}`);
+      expect(listed.status).toBe(503);
+      expect(listed.headers['retry-after']).toBe('5');
+
+      expect((await login('blast-main', onMain.sectorID)).status).toBe(200);
+      expect((await introspect(onMain.token)).status).toBe(200);
+      expect((await t.http().get(`/api/v1/sectors/${onMain.sectorID}/users`).set('Authorization', `Bearer ${onMain.token}`)).status).toBe(200);
+      expect((await t.http().get('/readyz')).status).toBe(200);
+    } finally {
+      second = await startEmbeddedPostgres({ dataDir: secondDir, port: secondPort, database: 'postgres' });
+    }
+    // Back by itself: the pools reconnect on the next requests.
+    await eventually(async () => (await login('blast-second', away.sectorID)).status === 200, 20_000, 'a sign-in on the returned server');
+    expect((await introspect(away.token)).status).toBe(200);
   });
 });

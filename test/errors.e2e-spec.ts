@@ -271,7 +271,7 @@ describe('errors: database outage', () => {
 
       // A guarded operation that needs the database answers the same way, not 500.
       const list = await http().get('/api/v1/sectors').set('Authorization', `Bearer ${token}`);
-      expectWireError(list, 503, 14, 'DATABASE_UNAVAILABLE');
+      expectWireError(list, 503, 14, 'DATABASE_UNAVAILABLE', { retry: true });
     } finally {
       jest.restoreAllMocks();
     }

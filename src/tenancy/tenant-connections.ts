@@ -5,6 +5,7 @@ import { tenantDataSourceOptions, EntityLists } from '../database/data-source-op
 import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../common/errors/error-mapper';
 import { Reason } from '../common/errors/error-codes';
 import { isDatabaseUnavailable } from '../common/errors/db-errors';
 import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-db';
@@ -100,7 +101,7 @@ export class TenantConnections implements OnApplicationShutdown {
       await ds.initialize();
     } catch (err) {
       if (isDatabaseUnavailable(err)) {
-        throw DomainError.unavailable(Reason.TENANT_DATABASE_UNAVAILABLE, 'The tenant database is unavailable; try again later.', err);
+        throw DomainError.unavailable(Reason.TENANT_DATABASE_UNAVAILABLE, 'The tenant database is unavailable; try again later.', err, DATABASE_RETRY_AFTER_SECONDS);
       }
       throw err;
     }

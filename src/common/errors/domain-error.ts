@@ -62,7 +62,8 @@ export class DomainError extends Error {
     return new DomainError(ErrorCode.ABORTED, reason, message);
   }
 
-  static unavailable(reason: string, message: string, cause?: unknown): DomainError {
-    return new DomainError(ErrorCode.UNAVAILABLE, reason, message, { cause });
+  /** UNAVAILABLE; with `retryAfterSeconds`, a Retry-After header says when to try again. */
+  static unavailable(reason: string, message: string, cause?: unknown, retryAfterSeconds?: number): DomainError {
+    return new DomainError(ErrorCode.UNAVAILABLE, reason, message, { cause, retryAfterSeconds });
   }
 }

@@ -45,7 +45,7 @@ export function toDomainError(err: unknown): DomainError {
     return DomainError.invalidArgument(`The request body cannot be read: ${(err as Error).message}.`, undefined, Reason.VALIDATION_FAILED);
   }
   if (isDatabaseUnavailable(err)) {
-    return DomainError.unavailable(Reason.DATABASE_UNAVAILABLE, 'The database is unavailable; try again later.', err);
+    return DomainError.unavailable(Reason.DATABASE_UNAVAILABLE, 'The database is unavailable; try again later.', err, DATABASE_RETRY_AFTER_SECONDS);
   }
   return new DomainError(ErrorCode.INTERNAL, Reason.INTERNAL, 'An internal error occurred.', { cause: err });
 }
@@ -57,6 +57,9 @@ function isExposedClientError(err: unknown): boolean {
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
   return e.expose === true && typeof status === 'number' && status >= 400 && status < 500;
 }
+
+/** What a 503 for an unreachable database tells clients to wait (Retry-After): pools reconnect on the next request. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 function fromHttpException(err: HttpException): DomainError {
   const status = err.getStatus();
@@ -95,8 +98,8 @@ function messageOf(err: HttpException): string | undefined {
 }
 
 /**
- * The one mapper from any error to the wire error body (docs/api.md, Errors). The
- * interceptor and the global filter both call it. INTERNAL errors get a generic
+ * The one mapper from any error to the wire error body (docs/api.md, Errors), called
+ * by the global exception filter. INTERNAL errors get a generic
  * message; the real error is logged with the request id, never sent.
  */
 export function toWireError(err: unknown, requestId: string, path?: string): WireError {
