@@ -3,6 +3,7 @@ import { BenchContext, introspectionRequest, Target } from '../lib/context';
 import { TENANT_ADMIN_PASSWORD } from '../lib/fixture';
 import { figures, LoadFigures, runLoad } from '../lib/load';
 import { fmt, log, ratioOf, times } from '../lib/report';
+import { medianRound } from './reads';
 
 /** bcrypt verifications per second at `cost` on this process's libuv pool (as many in flight as the pool has threads). */
 async function bcryptPerSecond(cost: number, seconds: number): Promise<number> {
@@ -46,13 +47,21 @@ function loginRequest(t: Target, connections: number, seconds: number) {
 export async function loginScenario(ctx: BenchContext, main: Target, before?: Target): Promise<void> {
   const { config, report } = ctx;
   const connections = loginConnections(ctx);
+  let login: LoadFigures;
   let prior: LoadFigures | undefined;
   if (before) {
-    log(`login: ${connections} connections (before)`);
-    prior = figures(await runLoad(loginRequest(before, connections, loginSeconds(ctx))));
+    // Beside the earlier build: BENCH_READ_ROUNDS rounds, the two in turn, each one's median round (as the reads).
+    log(`login: ${connections} connections, ${config.readRounds} rounds beside the earlier build`);
+    const rounds: [LoadFigures[], LoadFigures[]] = [[], []];
+    for (let round = 0; round < config.readRounds; round++) {
+      rounds[0].push(figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx)))));
+      rounds[1].push(figures(await runLoad(loginRequest(before, connections, loginSeconds(ctx)))));
+    }
+    [login, prior] = [medianRound(rounds[0]), medianRound(rounds[1])];
+  } else {
+    log(`login: ${connections} connections`);
+    login = figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx))));
   }
-  log(`login: ${connections} connections`);
-  const login = figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx))));
   log('login: raw bcrypt');
   const raw = await bcryptPerSecond(config.bcryptCost, Math.min(loginSeconds(ctx), 5));
   report.set('login', { connections, seconds: loginSeconds(ctx), bcryptCost: config.bcryptCost, service: login, before: prior ?? null, bcryptPerSecond: raw, libuvPool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) });

@@ -13,7 +13,7 @@ async function readLoad(ctx: BenchContext, url: string, token: string, warmUp: b
  * The round with the median throughput (its p99 with it), and the errors of all
  * rounds: one disturbance on the shared machine moves one round, not the figure.
  */
-function medianRound(rounds: LoadFigures[]): LoadFigures {
+export function medianRound(rounds: LoadFigures[]): LoadFigures {
   const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
   return { ...sorted[Math.floor((sorted.length - 1) / 2)], errors: rounds.reduce((n, r) => n + r.errors, 0) };
 }
