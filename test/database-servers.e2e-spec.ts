@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DatabaseServer, startEmbeddedPostgres } from '../src/database/embedded-database';
 import { MAIN_DATA_SOURCE } from '../src/database/tokens';
+import { TENANT_SCHEMA_VERSION } from '../migrations/tenant';
 import { TenantStorageService } from '../src/tenancy/tenant-storage';
 import { expectWireError } from './support/contract';
 import { freePort } from './support/global-setup';
@@ -168,5 +169,34 @@ describe('tenant database servers', () => {
     // Back by itself: the pools reconnect on the next requests.
     await eventually(async () => (await login('blast-second', away.sectorID)).status === 200, 20_000, 'a sign-in on the returned server');
     expect((await introspect(away.token)).status).toBe(200);
+  });
+
+  it('starts while a tenant server is down, serves everyone else, and brings the tenants and template of that server up to date once it is back', async () => {
+    const made = await provision({ slug: 'late-second', name: 'Late', adminEmail: 'admin@late.test', adminPassword: 'late-admin-password', databaseServer: 'second' });
+    expect(made.status).toBe(200);
+    const sectorID = made.body.sector.sectorID as string;
+    // As if a tenant migration had been added since it was last migrated.
+    await t.sql(`UPDATE tenants SET schema_version = '' WHERE slug = 'late-second'`);
+
+    const databaseName = t.databaseName;
+    await t.close({ keepDatabase: true });
+    await second.stop();
+    try {
+      t = await startTestApp({ tenancyMode: 'pooled', databaseName, env: { TENANT_DATABASE_SERVERS: `second=${second.url}` } });
+      platformToken = await t.platformToken();
+      expect((await t.http().get('/readyz')).status).toBe(200);
+      const refused = await t.http().post('/api/v1/login/password').send({ username: 'admin@late.test', password: 'late-admin-password', sectorID });
+      expect(refused.status).toBe(503);
+      expect(await t.sql(`SELECT schema_version FROM tenants WHERE slug = 'late-second'`)).toEqual([{ schema_version: '' }]);
+    } finally {
+      second = await startEmbeddedPostgres({ dataDir: secondDir, port: secondPort, database: 'postgres' });
+    }
+    const signIn = () => t.http().post('/api/v1/login/password').send({ username: 'admin@late.test', password: 'late-admin-password', sectorID });
+    await eventually(async () => (await signIn()).status === 200, 20_000, 'a sign-in once the server is back');
+    expect(await t.sql(`SELECT schema_version FROM tenants WHERE slug = 'late-second'`)).toEqual([{ schema_version: TENANT_SCHEMA_VERSION }]);
+    // A new tenant there gets its database from the template, prepared now.
+    const fresh = await provision({ slug: 'after-return', name: 'After', databaseServer: 'second' });
+    expect(fresh.status).toBe(200);
+    expect(await databasesOn('second')).toContain(databaseOf(fresh.body.tenantID));
   });
 });

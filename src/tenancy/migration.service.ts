@@ -3,7 +3,9 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS, TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { APP_CONFIG, AppConfig, MAIN_SERVER } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { MAIN_MIGRATIONS_TABLE, platformTenantMigrationOptions, TENANT_MIGRATIONS_TABLE, withDatabase, EntityLists } from '../database/data-source-options';
 import { MAIN_DATA_SOURCE, MAIN_DATABASE_URL, ENTITY_LISTS } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
@@ -131,19 +133,33 @@ export class MigrationService {
     await this.directory.setMainStorageSchemaVersion(TENANT_SCHEMA_VERSION);
     const behind = await this.directory.tenantsBehind(TENANT_SCHEMA_VERSION);
     let next = 0;
+    let migrated = 0;
     const worker = async () => {
       while (next < behind.length) {
         const tenant = behind[next++];
-        const ds = await this.connections.connect(tenant, 1);
+        let ds: DataSource;
         try {
-          await ds.runMigrations({ transaction: 'all' });
+          ds = await this.connections.connect(tenant, 1);
+        } catch (err) {
+          // A tenant on another server that is down now: migrated on its first use once the server is back.
+          if (this.storage.serverOf(tenant) === MAIN_SERVER || !isUnavailable(err)) throw err;
+          this.logger.warn(`Tenant ${tenant.slug} is behind but its database server "${this.storage.serverOf(tenant)}" is unreachable; it is migrated on first use`);
+          continue;
+        }
+        try {
+          await this.connections.bringUpToDate(tenant, ds);
+          migrated++;
         } finally {
           await ds.destroy();
         }
-        await this.directory.setSchemaVersion(tenant.id, TENANT_SCHEMA_VERSION);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_TENANT_MIGRATIONS, behind.length) }, worker));
-    return behind.length;
+    return migrated;
   }
+}
+
+/** Whether an error says a database cannot be reached (as TenantConnections reports it). */
+function isUnavailable(err: unknown): boolean {
+  return err instanceof DomainError && err.code === ErrorCode.UNAVAILABLE;
 }

@@ -3,11 +3,14 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
 import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
+import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
+import { DirectoryRepository } from './directory.repository';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/errors/error-mapper';
 import { Reason } from '../common/errors/error-codes';
 import { isDatabaseUnavailable } from '../common/errors/db-errors';
+import { migrateUnderLock } from './tenant-db';
 import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
 
@@ -48,6 +51,7 @@ export class TenantConnections implements OnApplicationShutdown {
     @Inject(ENTITY_LISTS) private readonly entities: EntityLists,
     @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
     private readonly storage: TenantStorageService,
+    private readonly directory: DirectoryRepository,
   ) {}
 
   /** The database handle of a tenant, opening its pool when needed. */
@@ -66,7 +70,7 @@ export class TenantConnections implements OnApplicationShutdown {
     }
     const parked = this.parked.get(tenant.id);
     if (parked) this.parked.delete(tenant.id);
-    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant), lastUsed: Date.now() };
+    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((ds) => this.upToDate(tenant, ds)), lastUsed: Date.now() };
     this.open.set(tenant.id, entry);
     entry.ds.then(
       (ds) => {
@@ -84,6 +88,32 @@ export class TenantConnections implements OnApplicationShutdown {
     // The swap happens at once; the retired pool ends when its last late query has.
     reopenPool(ds).catch((err: Error) => this.logger.warn(`Closing the retired pool of tenant ${tenantId}: ${err.message}`));
     return ds;
+  }
+
+  /**
+   * A freshly opened tenant's DataSource once its schema is current: a tenant the start
+   * could not migrate (its server was down then) is migrated on first use, before any
+   * request reaches its tables.
+   */
+  private async upToDate(tenant: TenantEntity, ds: DataSource): Promise<DataSource> {
+    if (tenant.schemaVersion === TENANT_SCHEMA_VERSION) return ds;
+    try {
+      await this.bringUpToDate(tenant, ds);
+      return ds;
+    } catch (err) {
+      await ds.destroy().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Applies the tenant migrations a tenant's database lacks and records its schema
+   * version (on `tenant` too), under the tenant's migration lock (migrateUnderLock).
+   */
+  async bringUpToDate(tenant: Pick<TenantEntity, 'id' | 'schemaVersion' | 'storage' | 'databaseName' | 'schemaName' | 'databaseServer'>, ds: DataSource): Promise<void> {
+    await migrateUnderLock(ds, this.storage.urlFor(tenant), tenant.schemaName ?? tenant.databaseName ?? tenant.id);
+    await this.directory.setSchemaVersion(tenant.id, TENANT_SCHEMA_VERSION);
+    tenant.schemaVersion = TENANT_SCHEMA_VERSION;
   }
 
   /** A fresh, initialised DataSource for a tenant's storage (the caller owns it). */

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { ownedPoolOf, RawPool } from '../database/owned-pool';
 
@@ -90,4 +91,22 @@ export function recyclePool(dataSource: DataSource): Promise<void> {
 /** Gives a DataSource retired by `recyclePool` an ordinary pool again (its connections kept while idle). */
 export function reopenPool(dataSource: DataSource): Promise<void> {
   return ownedPoolOf(dataSource).replace({ maxUses: Infinity, allowExitOnIdle: false });
+}
+
+/**
+ * Applies a tenant database's (or a template's) pending migrations while a session
+ * advisory lock on `key` is held in that database (at `url`) by a connection of its
+ * own, outside `ds`'s pool: two instances, or the start and a first request, never
+ * migrate one tenant at once, whatever the pool's size.
+ */
+export async function migrateUnderLock(ds: DataSource, url: string, key: string): Promise<void> {
+  const lock = new Client({ connectionString: url, application_name: 'iam-migrations' });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`iam-tenant-migrations:${key}`]);
+    await ds.runMigrations({ transaction: 'all' });
+  } finally {
+    // Ending the session releases the lock.
+    await lock.end().catch(() => undefined);
+  }
 }

@@ -8,6 +8,7 @@ import { databaseNameOf, tenantDataSourceOptions, withDatabase, EntityLists } fr
 import { MAIN_DATABASE_URL, ENTITY_LISTS } from '../database/tokens';
 import { DirectoryRepository } from './directory.repository';
 import type { TenantLocation } from './tenant.entity';
+import { migrateUnderLock } from './tenant-db';
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -24,6 +25,9 @@ export class TenantStorageService {
   private readonly prefix: string;
   /** Each tenant database server's URL (on its `postgres` maintenance database's level: the database part is replaced per use), by name. */
   private readonly servers: ReadonlyMap<string, string>;
+  /** Servers whose template could not be prepared at start (they were unreachable). */
+  private readonly unprepared = new Set<string>();
+  private readonly preparing = new Map<string, Promise<void>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -102,7 +106,17 @@ export class TenantStorageService {
    */
   async prepareTemplate(): Promise<void> {
     if (this.mode !== 'pooled') return;
-    for (const server of this.servers.keys()) await this.prepareTemplateOn(server);
+    for (const server of this.servers.keys()) {
+      try {
+        await this.prepareTemplateOn(server);
+        this.unprepared.delete(server);
+      } catch (err) {
+        // The main server must be there; another one may be down: its template is prepared before the next tenant is created on it.
+        if (server === MAIN_SERVER) throw err;
+        this.unprepared.add(server);
+        this.logger.warn(`Could not prepare the tenant template on database server "${server}" (${(err as Error).message}); retried when a tenant is created there`);
+      }
+    }
   }
 
   private async prepareTemplateOn(server: string): Promise<void> {
@@ -120,15 +134,30 @@ export class TenantStorageService {
     );
     await ds.initialize();
     try {
-      await ds.runMigrations({ transaction: 'all' });
+      await migrateUnderLock(ds, this.serverUrl(server, name), 'template');
     } finally {
       await ds.destroy();
     }
   }
 
+  /** Prepares a server's template if the start could not (once at a time in this instance). */
+  private ensureTemplate(server: string): Promise<void> {
+    if (!this.unprepared.has(server)) return Promise.resolve();
+    let pending = this.preparing.get(server);
+    if (!pending) {
+      pending = this.prepareTemplateOn(server)
+        .then(() => void this.unprepared.delete(server))
+        .finally(() => this.preparing.delete(server));
+      this.preparing.set(server, pending);
+    }
+    return pending;
+  }
+
   /** Creates the empty storage of a new tenant (committed at once: DDL of databases is not transactional). */
   async create(location: TenantLocation): Promise<void> {
-    await this.withAdminClient(this.serverOf(location), async (client) => {
+    const server = this.serverOf(location);
+    if (location.storage === 'pooled') await this.ensureTemplate(server);
+    await this.withAdminClient(server, async (client) => {
       if (location.storage === 'pooled' && location.databaseName) {
         await this.createFromTemplate(client, location.databaseName);
       } else if (location.storage === 'schema' && location.schemaName) {
