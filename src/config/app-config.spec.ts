@@ -59,6 +59,12 @@ describe('loadConfig', () => {
     for (const value of ['postgres://u:secret@east/postgres', 'a=http://u:secret@x/p']) expect(refused(value)).not.toContain('secret');
   });
 
+  it('reads TENANT_DATABASE_SERVERS_DIRECT as the servers behind a pooler, for sessions', () => {
+    const c = loadConfig({ DATA_DIR: dataDir(), TENANT_DATABASE_SERVERS: 'east=postgres://u@pooler:6432/postgres', TENANT_DATABASE_SERVERS_DIRECT: 'east=postgres://u@east:5432/postgres' });
+    expect(c.tenantDatabaseServers).toEqual([{ name: 'east', url: 'postgres://u@pooler:6432/postgres', directUrl: 'postgres://u@east:5432/postgres' }]);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), TENANT_DATABASE_SERVERS_DIRECT: 'west=postgres://u@west/postgres' })).toThrow('"west" is not one of TENANT_DATABASE_SERVERS');
+  });
+
   describe('master keys', () => {
     const NEW = 'new-master-key-0123456789abcdef0123456789';
     const OLD = 'old-master-key-0123456789abcdef0123456789';

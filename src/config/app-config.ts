@@ -11,6 +11,8 @@ type TenancyMode = 'pooled' | 'schema';
 interface TenantDatabaseServer {
   name: string;
   url: string;
+  /** The server itself when `url` is a pooler in transaction mode: for what needs a session. */
+  directUrl?: string;
 }
 
 /** The name of the main database's server among the tenant database servers. */
@@ -177,19 +179,31 @@ const SERVER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 /**
  * TENANT_DATABASE_SERVERS: `name=postgres://…` entries separated by commas or
- * whitespace. Errors name the entry by position or name, never its URL (it may carry
- * a password).
+ * whitespace; TENANT_DATABASE_SERVERS_DIRECT: the same for servers reached through a
+ * connection pooler in transaction mode (PgBouncer), naming the server itself for
+ * what needs a session (LISTEN, advisory locks, creating databases). Errors name the
+ * entry by position or name, never its URL (it may carry a password).
  */
 function tenantDatabaseServers(env: Env): TenantDatabaseServer[] {
-  const raw = str(env, 'TENANT_DATABASE_SERVERS');
+  const servers = namedUrls(env, 'TENANT_DATABASE_SERVERS');
+  for (const { name, url } of namedUrls(env, 'TENANT_DATABASE_SERVERS_DIRECT')) {
+    const server = servers.find((s) => s.name === name);
+    if (!server) throw new ConfigError('TENANT_DATABASE_SERVERS_DIRECT', `"${name}" is not one of TENANT_DATABASE_SERVERS`);
+    server.directUrl = url;
+  }
+  return servers;
+}
+
+function namedUrls(env: Env, variable: string): TenantDatabaseServer[] {
+  const raw = str(env, variable);
   if (raw === undefined) return [];
   const servers: TenantDatabaseServer[] = [];
   for (const [i, entry] of raw.split(/[\s,]+/).filter((e) => e !== '').entries()) {
     const at = entry.indexOf('=');
     const name = at > 0 ? entry.slice(0, at) : '';
-    if (!SERVER_NAME.test(name)) throw new ConfigError('TENANT_DATABASE_SERVERS', `entry ${i + 1} must be name=postgres://… with a name of lowercase letters, digits and dashes`);
-    if (name === MAIN_SERVER) throw new ConfigError('TENANT_DATABASE_SERVERS', `"${MAIN_SERVER}" is the main database's server and is always there; give the others other names`);
-    if (servers.some((s) => s.name === name)) throw new ConfigError('TENANT_DATABASE_SERVERS', `"${name}" is named twice`);
+    if (!SERVER_NAME.test(name)) throw new ConfigError(variable, `entry ${i + 1} must be name=postgres://… with a name of lowercase letters, digits and dashes`);
+    if (name === MAIN_SERVER) throw new ConfigError(variable, `"${MAIN_SERVER}" is the main database's server and is always there; give the others other names`);
+    if (servers.some((s) => s.name === name)) throw new ConfigError(variable, `"${name}" is named twice`);
     const value = entry.slice(at + 1);
     let parsed: URL | undefined;
     try {
@@ -197,7 +211,7 @@ function tenantDatabaseServers(env: Env): TenantDatabaseServer[] {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol)) throw new ConfigError('TENANT_DATABASE_SERVERS', `the URL of "${name}" must be a postgres:// URL`);
+    if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol)) throw new ConfigError(variable, `the URL of "${name}" must be a postgres:// URL`);
     servers.push({ name, url: value });
   }
   return servers;

@@ -224,7 +224,7 @@ export class AuthStateCache implements OnApplicationShutdown {
   private urlOf(tenant: TenantEntity): string {
     let url = this.urls.get(tenant.id);
     if (url === undefined) {
-      url = this.storage.urlFor(tenant);
+      url = this.storage.sessionUrlFor(tenant);
       if (this.urls.size >= MAX_ENTRIES_PER_DATABASE) this.urls.clear();
       this.urls.set(tenant.id, url);
     }

@@ -111,7 +111,7 @@ export class TenantConnections implements OnApplicationShutdown {
    * version (on `tenant` too), under the tenant's migration lock (migrateUnderLock).
    */
   async bringUpToDate(tenant: Pick<TenantEntity, 'id' | 'schemaVersion' | 'storage' | 'databaseName' | 'schemaName' | 'databaseServer'>, ds: DataSource): Promise<void> {
-    await migrateUnderLock(ds, this.storage.urlFor(tenant), tenant.schemaName ?? tenant.databaseName ?? tenant.id);
+    await migrateUnderLock(ds, this.storage.sessionUrlFor(tenant), tenant.schemaName ?? tenant.databaseName ?? tenant.id);
     await this.directory.setSchemaVersion(tenant.id, TENANT_SCHEMA_VERSION);
     tenant.schemaVersion = TENANT_SCHEMA_VERSION;
   }

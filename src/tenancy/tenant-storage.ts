@@ -23,8 +23,12 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export class TenantStorageService {
   private readonly logger = new Logger('TenantStorage');
   private readonly prefix: string;
-  /** Each tenant database server's URL (on its `postgres` maintenance database's level: the database part is replaced per use), by name. */
-  private readonly servers: ReadonlyMap<string, string>;
+  /**
+   * Each tenant database server by name: the URL pools use, and the one for sessions
+   * (the server itself where `url` is a pooler in transaction mode). The database part
+   * is replaced per use.
+   */
+  private readonly servers: ReadonlyMap<string, { url: string; session: string }>;
   /** Servers whose template could not be prepared at start (they were unreachable). */
   private readonly unprepared = new Set<string>();
   private readonly preparing = new Map<string, Promise<void>>();
@@ -37,7 +41,10 @@ export class TenantStorageService {
   ) {
     const main = databaseNameOf(mainUrl).toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 24);
     this.prefix = main;
-    this.servers = new Map([[MAIN_SERVER, mainUrl], ...config.tenantDatabaseServers.map((s): [string, string] => [s.name, s.url])]);
+    this.servers = new Map([
+      [MAIN_SERVER, { url: mainUrl, session: mainUrl }],
+      ...config.tenantDatabaseServers.map((s): [string, { url: string; session: string }] => [s.name, { url: s.url, session: s.directUrl ?? s.url }]),
+    ]);
   }
 
   /** The names of the servers tenant databases may live on, the main database's (`main`) first. */
@@ -50,9 +57,13 @@ export class TenantStorageService {
     return location.databaseServer ?? MAIN_SERVER;
   }
 
-  /** A server's URL with the database part set to `database` (its own database part when none is given). */
-  private serverUrl(server: string, database?: string): string {
-    const url = this.servers.get(server);
+  /**
+   * A server's URL with the database part set to `database` (its own database part when
+   * none is given): the one for pools, or with `session` the one for sessions.
+   */
+  private serverUrl(server: string, database?: string, session = false): string {
+    const entry = this.servers.get(server);
+    const url = session ? entry?.session : entry?.url;
     // A directory row naming a server this instance is not configured with: its tenant cannot be reached.
     if (url === undefined) throw DomainError.unavailable(Reason.TENANT_DATABASE_UNAVAILABLE, `The database server "${server}" of this tenant is not configured on this instance.`);
     return database === undefined || (server === MAIN_SERVER && database === databaseNameOf(this.mainUrl)) ? url : withDatabase(url, database);
@@ -79,9 +90,14 @@ export class TenantStorageService {
       : { storage: 'schema', databaseName: null, schemaName: `t_${hex}`, databaseServer: null };
   }
 
-  /** Connection URL of a tenant's database (the main one for schema tenants and the platform). */
+  /** Connection URL of a tenant's database for its pool (the main one for schema tenants and the platform). */
   urlFor(location: TenantLocation): string {
     return location.storage === 'pooled' && location.databaseName ? this.serverUrl(this.serverOf(location), location.databaseName) : this.mainUrl;
+  }
+
+  /** Connection URL of a tenant's database for what needs a session of its own (LISTEN, advisory locks): never through a transaction pooler. */
+  sessionUrlFor(location: TenantLocation): string {
+    return location.storage === 'pooled' && location.databaseName ? this.serverUrl(this.serverOf(location), location.databaseName, true) : this.mainUrl;
   }
 
   /** A key for the advisory lock that guards a tenant's storage while it is being provisioned. */
@@ -91,7 +107,7 @@ export class TenantStorageService {
 
   /** A short-lived connection to a server's own database (the main database on the main server), for DDL of databases and schemas. */
   private async withAdminClient<T>(server: string, work: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ connectionString: this.serverUrl(server), application_name: 'iam-admin' });
+    const client = new Client({ connectionString: this.serverUrl(server, undefined, true), application_name: 'iam-admin' });
     await client.connect();
     try {
       return await work(client);
@@ -130,11 +146,11 @@ export class TenantStorageService {
       }
     });
     const ds = new DataSource(
-      tenantDataSourceOptions(this.entities, this.serverUrl(server, name), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
+      tenantDataSourceOptions(this.entities, this.serverUrl(server, name, true), { max: 1, idleTimeoutMillis: 1000, applicationName: 'iam-template' }),
     );
     await ds.initialize();
     try {
-      await migrateUnderLock(ds, this.serverUrl(server, name), 'template');
+      await migrateUnderLock(ds, this.serverUrl(server, name, true), 'template');
     } finally {
       await ds.destroy();
     }
