@@ -146,7 +146,7 @@ export async function tenantsScenario(ctx: BenchContext): Promise<void> {
       connectionBound: bound,
       samples: { introspection: intro.samples, login: logins.samples },
     });
-    report.row({ metric: `provision ${config.tenants} tenants (${PARALLEL} parallel)`, value: `${fmt(provisionSeconds, 1)} s`, baseline: '', ratio: '', goal: '', pass: null });
+    report.row({ metric: `provision ${config.tenants} tenants (${PARALLEL} parallel)`, value: `${fmt(provisionSeconds, 1)} s (${fmt(config.tenants / provisionSeconds, 1)} tenants/s)`, baseline: '', ratio: '', goal: '', pass: null });
     report.row({ metric: `introspection over ${sample.length} of ${config.tenants} tenants`, value: `${fmt(introspection.rps)} req/s, p99 ${introspection.p99} ms, errors ${introspection.errors}`, baseline: '', ratio: '', goal: 'errors 0', pass: introspection.errors === 0 });
     report.row({ metric: `login over ${sample.length} of ${config.tenants} tenants`, value: `${fmt(signIns.rps, 1)}/s, p99 ${signIns.p99} ms, errors ${signIns.errors}`, baseline: '', ratio: '', goal: 'errors 0', pass: signIns.errors === 0 });
     report.row({ metric: 'service RSS fresh / before loads / max during / after', value: `${fmt(fresh.rssMiB)} / ${fmt(before.rssMiB)} / ${fmt(duringMax.rssMiB)} / ${fmt(after.rssMiB)} MiB`, baseline: '', ratio: '', goal: 'flat', pass: null });
