@@ -66,7 +66,7 @@ export class TenantStorageService {
     const url = session ? entry?.session : entry?.url;
     // A directory row naming a server this instance is not configured with: its tenant cannot be reached.
     if (url === undefined) throw DomainError.unavailable(Reason.TENANT_DATABASE_UNAVAILABLE, `The database server "${server}" of this tenant is not configured on this instance.`);
-    return database === undefined || (server === MAIN_SERVER && database === databaseNameOf(this.mainUrl)) ? url : withDatabase(url, database);
+    return database === undefined ? url : withDatabase(url, database);
   }
 
   get mode(): 'pooled' | 'schema' {
