@@ -69,11 +69,13 @@ export interface AppConfig {
   tenantConnectionsMax: number;
   tenantIdleMs: number;
   /**
-   * Authorization-state cache: at most this many databases are listened to (one
-   * LISTEN connection each) and have their users' and API tokens' state cached;
-   * 0 turns the cache off (every request reads the database).
+   * Authorization-state cache: at most this many entries (users', sessions' and API
+   * tokens' state, of any tenant) are cached; 0 turns the cache off (every request
+   * reads the database).
    */
-  authCacheDatabases: number;
+  authCacheEntries: number;
+  /** The main database as the tenant databases' servers reach it, for their change relay (AUTH_RELAY_URL; default: DATABASE_URL). */
+  authRelayUrl: string | undefined;
   /** How long a cached authorization state is trusted at most, notifications aside. */
   authCacheTtlMs: number;
   /**
@@ -402,7 +404,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
     tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
-    authCacheDatabases: int(env, 'AUTH_CACHE_DATABASES', 20, 0, 10_000),
+    authCacheEntries: int(env, 'AUTH_CACHE_ENTRIES', 200_000, 0, 10_000_000),
+    authRelayUrl: url(env, 'AUTH_RELAY_URL', ['postgres:', 'postgresql:']),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 60_000, 100, 3_600_000),
     authCacheHeartbeatMs: int(env, 'AUTH_CACHE_HEARTBEAT_MS', 5_000, 50, 600_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),

@@ -29,9 +29,10 @@ export class PoolCollectors implements OnModuleInit {
       set({ result: 'hit' }, this.authCache.hits);
       set({ result: 'miss' }, this.authCache.misses);
     });
-    this.metrics.gauge('iam_auth_cache_listeners', 'Databases this instance listens to for authorization changes (one connection each; bounded by AUTH_CACHE_DATABASES).', [], (set) =>
+    this.metrics.gauge('iam_auth_cache_listeners', "Whether this instance's listener for authorization changes (one connection to the main database, for every tenant) is live: 1, or 0 while it reads through.", [], (set) =>
       set({}, this.authCache.listening),
     );
+    this.metrics.gauge('iam_auth_cache_entries', 'Authorization states cached now, of all tenants (bounded by AUTH_CACHE_ENTRIES).', [], (set) => set({}, this.authCache.size));
     this.metrics.gauge('iam_tenant_pools_open', 'Tenant database pools open in this instance (bounded by TENANT_CONNECTIONS_MAX).', [], (set) => set({}, this.connections.openCount));
   }
 

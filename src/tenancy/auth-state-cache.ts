@@ -1,136 +1,159 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MAIN_DATABASE_URL } from '../database/tokens';
+import { TenantConnections } from './tenant-connections';
+import { TenantDirectory } from './tenant-directory';
 import { TenantEntity } from './tenant.entity';
-import { TenantStorageService } from './tenant-storage';
 
-/** The channel the tenant schema's triggers notify on (migration AuthChangeNotifications). */
-const AUTH_CHANNEL = 'iam_auth';
-
-/** Entries of one database before its cache is emptied and refilled. */
-const MAX_ENTRIES_PER_DATABASE = 20_000;
-/** A database whose listener failed is read through, without a cache, for this long. */
-const RETRY_AFTER_MS = 5_000;
+/** The main database's channel every tenant's changes are announced on (main migration AuthChangeHints). */
+const CHANGES_CHANNEL = 'iam_auth_changes';
+/** After the listener failed, the next connection attempt waits this long. */
+const RETRY_AFTER_MS = 2_000;
 const SWEEP_MS = 15_000;
-/** A database earns a listener once it has been read this often within one sweep period: lightly used ones are read through. */
-const ADMIT_AFTER_READS = 10;
-/** Idle time before the kernel probes a listener's TCP connection (keepalive; the heartbeat is what bounds trust). */
+/** Hints of changes made in tenants' own databases are kept this long (a listener that connects finds the unsettled ones among them). */
+const HINT_KEEP = '10 minutes';
+/** How often an instance deletes the expired hints. */
+const HINT_PURGE_MS = 60_000;
+/** Past the entry bound, this share of the oldest entries goes at once. */
+const EVICT_SHARE = 0.1;
+/** When an unsettled change's transaction is looked at: after 2 ms, then twice as late each time, at most every 250 ms (every second while its database fails). */
+const SETTLE_FIRST_MS = 2;
+const SETTLE_MAX_MS = 250;
+const SETTLE_FAILING_MS = 1_000;
+/** Idle time before the kernel probes the listener's TCP connection (keepalive; the heartbeat is what bounds trust). */
 const KEEPALIVE_IDLE_MS = 10_000;
 /**
  * A heartbeat not back by the heartbeat tick after next (two intervals after it
- * was sent) fails its listener; 1.5 intervals so a timer a little late or early
+ * was sent) fails the listener; 1.5 intervals so a timer a little late or early
  * still decides at that tick.
  */
 const HEARTBEAT_DEADLINE_INTERVALS = 1.5;
 
 interface Entry {
   value: unknown;
+  tenantId: string;
   tag: string;
   at: number;
 }
 
-/** One listened-to database: its LISTEN connection and what was cached under it. */
-interface Channel {
-  url: string;
-  client: Client | undefined;
-  /** True once LISTEN has answered: only then may reads be cached. */
-  live: boolean;
-  /** Bumped by every notification: a read that started before one is not cached. */
+/** What the cache knows of one tenant. */
+interface TenantState {
+  /** Set (from a counter shared by all tenants) by every change heard of: a read that started before it is not cached. */
   generation: number;
-  /** This listener's own heartbeat channel (`iam_auth_hb_<random>`): nobody else listens on it, the triggers never notify it. */
-  beat: string;
-  /** When the heartbeat awaited now was sent; 0 once any notification (the heartbeat or another) has arrived since. */
-  awaitedSince: number;
-  /** A heartbeat NOTIFY is on the wire (at most one per listener). */
-  beating: boolean;
-  lastUsed: number;
-  entries: Map<string, Entry>;
+  /** The cached keys by the tag that invalidates them. */
   tags: Map<string, Set<string>>;
+  /** Changes announced but whose transaction has not ended yet, by transaction id: the tags they name (or '*') are read through meanwhile. */
+  unsettled: Map<string, Set<string> | '*'>;
 }
 
 /**
  * Caches authorization state (a user's id, sector, admin flag, credential version
- * and session state; an API token's id and sector) so that the hot path —
- * bearer authentication and introspection — does not read the database on every
- * request, without weakening revocation:
+ * and session state; an API token's id and sector; a sector's settings) of every
+ * tenant, so that the hot path — bearer authentication and introspection — reads no
+ * database on a repeated credential, whichever tenant it belongs to, without
+ * weakening revocation. The guarantee: **a cached state is never served after the
+ * change that ended it has committed and its announcement could have reached this
+ * instance**, whether the change was made by the service or by hand in SQL:
  *
- *  - A database's state is cached only while this instance holds a live LISTEN
- *    connection on it. Triggers in the tenant schema notify on commit of any
- *    change that matters (user deleted, moved, renamed, demoted or promoted,
- *    password changed; session ended; API token revoked), and the named entries
- *    are dropped when the notification arrives — on every instance.
- *  - A read that started before a notification is not cached (generation check),
+ *  - Every change that matters (user deleted, moved, renamed, demoted or promoted,
+ *    password changed; session ended; API token revoked; settings changed) is
+ *    announced by triggers in the tenant's schema, on one channel in the main
+ *    database that each instance LISTENs to on one connection, whatever the number
+ *    of tenants or servers. A tenant in the main database (the platform, schema
+ *    mode) announces in its changing transaction (the notification leaves at its
+ *    commit). A tenant with a database of its own announces through dblink before
+ *    its transaction commits, naming that transaction; each instance drops the
+ *    named entries at once and reads them through, caching nothing for them, until
+ *    it has seen that transaction end (committed and visible, or aborted) in the
+ *    tenant's database. An announcement that cannot be made fails the change itself.
+ *  - State is cached only while the listener is live. When it fails — closed, or
+ *    silent: its heartbeat (a NOTIFY on its own channel every
+ *    AUTH_CACHE_HEARTBEAT_MS) not back within two intervals — everything cached is
+ *    dropped at once and every tenant is read through until a new listener is live;
+ *    a new listener first takes the still unsettled announcements from the main
+ *    database (kept ten minutes), so one made while it was away is not missed.
+ *  - A read that started before a change of its tenant was heard of is not cached,
  *    so a value read just before a commit never outlives it.
- *  - When a listener fails, everything cached under it is dropped at once and the
- *    database is read through until a new listener is live. Entries also expire
- *    after AUTH_CACHE_TTL_MS as a last resort.
- *  - A listener that fails silently (a connection nobody closes but that carries
- *    nothing any more: a dropped route, a stuck firewall or NAT state) is found by
- *    its heartbeat: every AUTH_CACHE_HEARTBEAT_MS each live listener NOTIFYs its
- *    own channel over its own connection — the notification comes back on the
- *    listening socket at commit — and one whose heartbeat has not come back two
- *    intervals after it was sent fails as above. At most one heartbeat is in
- *    flight per listener. TCP keepalive is on too, but it cannot bound this:
- *    Node offers no TCP user timeout, and a connection with unacknowledged data
- *    (a heartbeat) is retransmitted for many minutes before the kernel gives up.
- *  - A database is listened to (one connection each) once it is busy — read
- *    ADMIT_AFTER_READS times within a sweep period — and at most
- *    AUTH_CACHE_DATABASES at once; the others are read through. Listeners unused
- *    for TENANT_IDLE_TIMEOUT_MS close.
+ *  - The instance that made a change drops its own entries at once (`forget`),
+ *    without waiting for the announcement. Entries expire after AUTH_CACHE_TTL_MS
+ *    as a last resort.
  *
- * Nothing negative is cached: a token or user created a moment ago is found.
+ * Bounded by entries (AUTH_CACHE_ENTRIES, the oldest tenth dropped past it), not by
+ * tenants or databases. Nothing negative is cached: a token or user created a
+ * moment ago is found.
  */
 @Injectable()
-export class AuthStateCache implements OnApplicationShutdown {
+export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuthStateCache');
-  private readonly channels = new Map<string, Channel>();
-  private readonly failedAt = new Map<string, number>();
-  /** Reads per not-yet-listened database since the last sweep (see ADMIT_AFTER_READS). */
-  private readonly heat = new Map<string, number>();
-  /** Each tenant's database URL (building one parses a URL; tenants never move). */
-  private readonly urls = new Map<string, string>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly tenants = new Map<string, TenantState>();
+  private readonly enabled: boolean;
+  private client: Client | undefined;
+  /** True once LISTEN has answered and the unsettled announcements are taken: only then may reads be cached. */
+  private live = false;
+  /** Bumped whenever the listener goes live or fails: a read that started before is not cached. */
+  private epoch = 0;
+  /** The counter tenants' generations are taken from. */
+  private changes = 0;
+  /** This listener's own heartbeat channel (`iam_auth_hb_<random>`): nobody else listens on it, the triggers never notify it. */
+  private readonly beat = `iam_auth_hb_${randomBytes(8).toString('hex')}`;
+  /** When the heartbeat awaited now was sent; 0 once any notification (the heartbeat or another) has arrived since. */
+  private awaitedSince = 0;
+  /** A heartbeat NOTIFY is on the wire (at most one). */
+  private beating = false;
+  private retry: NodeJS.Timeout | undefined;
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout | undefined;
+  private lastPurge = 0;
   private stopped = false;
   hits = 0;
   misses = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly storage: TenantStorageService,
+    @Inject(MAIN_DATABASE_URL) private readonly mainUrl: string,
+    private readonly connections: TenantConnections,
+    private readonly directory: TenantDirectory,
   ) {
-    if (config.authCacheDatabases > 0) {
+    this.enabled = config.authCacheEntries > 0;
+    if (this.enabled) {
       this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
       this.sweeper.unref();
-      this.heartbeat = setInterval(() => this.beatAll(), config.authCacheHeartbeatMs);
+      this.heartbeat = setInterval(() => this.beatOnce(), config.authCacheHeartbeatMs);
       this.heartbeat.unref();
     }
   }
 
+  /** Listens once the whole application has started (a start that fails leaves no connection behind). */
+  onApplicationBootstrap(): void {
+    if (this.enabled && !this.stopped) void this.listen();
+  }
+
   /**
-   * `load()`'s answer, from the cache when a live one holds it under `key` (in the
-   * tenant's database); a non-null answer is cached under `key` and invalidated by
-   * notifications naming `tagOf(value)`.
+   * `load()`'s answer, from the cache when it holds it under `key` (keys carry their
+   * tenant's id); a non-null answer is cached under `key` and invalidated by
+   * announcements naming `tagOf(value)` in that tenant.
    */
   async read<T>(tenant: TenantEntity, key: string, load: () => Promise<T | null>, tagOf: (value: T) => string): Promise<T | null> {
-    const channel = this.channelFor(tenant);
-    if (!channel) return load();
-    const hit = this.hitIn<T>(channel, key);
+    if (!this.enabled) return load();
+    const hit = this.hitIn<T>(key);
     if (hit !== undefined) return hit;
-    const now = Date.now();
     this.misses++;
-    const cacheable = channel.live;
-    const generation = channel.generation;
+    const now = Date.now();
+    const epoch = this.epoch;
+    const generation = this.tenants.get(tenant.id)?.generation ?? 0;
     const value = await load();
-    if (value !== null && cacheable && channel.live && channel.generation === generation && this.channels.get(channel.url) === channel) {
-      if (channel.entries.size >= MAX_ENTRIES_PER_DATABASE) this.clear(channel);
-      const tag = tagOf(value);
-      channel.entries.set(key, { value, tag, at: now });
-      let keys = channel.tags.get(tag);
-      if (!keys) channel.tags.set(tag, (keys = new Set()));
-      keys.add(key);
-    }
+    if (value === null || !this.live || this.epoch !== epoch) return value;
+    const state = this.stateOf(tenant.id);
+    const tag = tagOf(value);
+    if (state.generation !== generation || isUnsettled(state, tag)) return value;
+    if (this.entries.size >= this.config.authCacheEntries) this.evictOldest();
+    this.entries.set(key, { value, tenantId: tenant.id, tag, at: now });
+    let keys = state.tags.get(tag);
+    if (!keys) state.tags.set(tag, (keys = new Set()));
+    keys.add(key);
     return value;
   }
 
@@ -139,146 +162,182 @@ export class AuthStateCache implements OnApplicationShutdown {
    * undefined when `read` would go to the database (the hot path's way to skip
    * promises on a hit).
    */
-  peek<T>(tenant: TenantEntity, key: string): T | undefined {
-    // Only a database already listened to (admitting one is `read`'s business).
-    const channel = this.stopped ? undefined : this.channels.get(this.urlOf(tenant));
-    return channel ? this.hitIn<T>(channel, key) : undefined;
+  peek<T>(_tenant: TenantEntity, key: string): T | undefined {
+    return this.enabled ? this.hitIn<T>(key) : undefined;
   }
 
-  private hitIn<T>(channel: Channel, key: string): T | undefined {
-    const now = Date.now();
-    channel.lastUsed = now;
-    const hit = channel.entries.get(key);
+  private hitIn<T>(key: string): T | undefined {
+    const hit = this.entries.get(key);
     if (hit === undefined) return undefined;
-    if (now - hit.at < this.config.authCacheTtlMs) {
+    if (Date.now() - hit.at < this.config.authCacheTtlMs) {
       this.hits++;
       return hit.value as T;
     }
-    this.dropEntry(channel, key, hit.tag);
+    this.dropEntry(key, hit);
     return undefined;
   }
 
   /**
-   * Drops what this instance cached under `tag` in the tenant's database, at once —
-   * called by the service that just committed a change, so the instance that made
-   * it never answers from the old state, not even before its own notification
-   * arrives. (Every other instance drops it on the notification.)
+   * Drops what this instance cached under `tag` in the tenant, at once — called by
+   * the service that just committed a change, so the instance that made it never
+   * answers from the old state, not even before the announcement arrives.
    */
   forget(tenant: { id: string }, tag: string): void {
-    // A tenant whose database URL was never worked out here has nothing cached here.
-    const url = this.urls.get(tenant.id);
-    const channel = url === undefined ? undefined : this.channels.get(url);
-    if (channel) this.notified(channel, tag);
+    if (this.enabled) this.changed(tenant.id, tag === '*' ? '*' : [tag]);
   }
 
-  /** Drops everything this instance cached from the tenant's database (a change whose tags are not known here). */
+  /** Drops everything this instance cached of the tenant (a change whose tags are not known here). */
   flush(tenant: { id: string }): void {
     this.forget(tenant, '*');
   }
 
-  /** How many databases are listened to now (for tests and metrics). */
+  /** How many change listeners are live now: 1, or 0 while the cache reads through (for tests and metrics). */
   get listening(): number {
-    let n = 0;
-    for (const c of this.channels.values()) if (c.live) n++;
-    return n;
+    return this.live ? 1 : 0;
+  }
+
+  /** How many entries are cached now (for metrics). */
+  get size(): number {
+    return this.entries.size;
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
     clearInterval(this.heartbeat);
-    const channels = [...this.channels.values()];
-    this.channels.clear();
-    await Promise.all(channels.map((c) => c.client?.end().catch(() => undefined)));
+    clearTimeout(this.retry);
+    this.live = false;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 
-  private channelFor(tenant: TenantEntity): Channel | undefined {
-    if (this.config.authCacheDatabases === 0 || this.stopped) return undefined;
-    const url = this.urlOf(tenant);
-    const existing = this.channels.get(url);
-    if (existing) return existing;
-    if (this.channels.size >= this.config.authCacheDatabases) return undefined;
-    const reads = (this.heat.get(url) ?? 0) + 1;
-    this.heat.set(url, reads);
-    if (reads < ADMIT_AFTER_READS) return undefined;
-    this.heat.delete(url);
-    const failed = this.failedAt.get(url);
-    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return undefined;
-    const channel: Channel = {
-      url,
-      client: undefined,
-      live: false,
-      generation: 0,
-      beat: `${AUTH_CHANNEL}_hb_${randomBytes(8).toString('hex')}`,
-      awaitedSince: 0,
-      beating: false,
-      lastUsed: Date.now(),
-      entries: new Map(),
-      tags: new Map(),
-    };
-    this.channels.set(url, channel);
-    void this.listen(channel);
-    return channel;
-  }
-
-  private urlOf(tenant: TenantEntity): string {
-    let url = this.urls.get(tenant.id);
-    if (url === undefined) {
-      url = this.storage.sessionUrlFor(tenant);
-      if (this.urls.size >= MAX_ENTRIES_PER_DATABASE) this.urls.clear();
-      this.urls.set(tenant.id, url);
-    }
-    return url;
-  }
-
-  private async listen(channel: Channel): Promise<void> {
-    const client = new Client({ connectionString: channel.url, application_name: 'iam-auth-listener', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
-    channel.client = client;
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.mainUrl, application_name: 'iam-auth-listener', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
+    this.client = client;
+    this.awaitedSince = 0;
+    this.beating = false;
     client.on('notification', (n) => {
+      if (this.client !== client) return;
       // Any notification proves the listening socket still receives; a heartbeat is only that.
-      channel.awaitedSince = 0;
-      if (n.channel !== channel.beat) this.notified(channel, n.payload ?? '*');
+      this.awaitedSince = 0;
+      if (n.channel === CHANGES_CHANNEL) this.announced(n.payload ?? '');
     });
-    client.on('error', (err) => this.drop(channel, err));
-    client.on('end', () => this.drop(channel));
+    client.on('error', (err) => this.fail(client, err));
+    client.on('end', () => this.fail(client, new Error('connection ended')));
     try {
       await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANNEL}; LISTEN ${channel.beat}`);
-      if (this.channels.get(channel.url) === channel) {
-        channel.live = true;
-        this.failedAt.delete(channel.url);
-      }
+      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.beat}`);
+      // Announced while no listener of this instance was there, and perhaps not settled yet.
+      const { rows } = await client.query<{ tenant_id: string; xid: string; tags: string[] }>(
+        `SELECT tenant_id, xid, tags FROM auth_change_hints WHERE xid IS NOT NULL AND created_at > now() - interval '${HINT_KEEP}' ORDER BY id`,
+      );
+      if (this.client !== client) return;
+      for (const row of rows) this.changed(row.tenant_id, row.tags.includes('*') ? '*' : row.tags, row.xid);
+      this.epoch++;
+      this.live = true;
     } catch (err) {
-      this.drop(channel, err as Error);
+      this.fail(client, err as Error);
     }
+  }
+
+  /** A notification on the changes channel: `<tenant id> <xid or -> <tags or *>`. */
+  private announced(payload: string): void {
+    const [tenantId, xid, what] = payload.split(' ');
+    if (!tenantId || !what) {
+      // Not ours to read: trust nothing cached.
+      this.clearAll();
+      return;
+    }
+    this.changed(tenantId, what === '*' ? '*' : what.split(','), xid === '-' ? undefined : xid);
+  }
+
+  /** Drops the entries `tags` name in the tenant; with `xid`, keeps them read through until that transaction has ended. */
+  private changed(tenantId: string, tags: string[] | '*', xid?: string): void {
+    const state = this.stateOf(tenantId);
+    state.generation = ++this.changes;
+    if (tags === '*') {
+      for (const keys of state.tags.values()) for (const key of keys) this.entries.delete(key);
+      state.tags.clear();
+    } else {
+      for (const tag of tags) {
+        const keys = state.tags.get(tag);
+        if (!keys) continue;
+        state.tags.delete(tag);
+        for (const key of keys) this.entries.delete(key);
+      }
+    }
+    if (xid === undefined) return;
+    const had = state.unsettled.get(xid);
+    if (had === undefined) {
+      state.unsettled.set(xid, tags === '*' ? '*' : new Set(tags));
+      this.settleLater(tenantId, xid, SETTLE_FIRST_MS);
+    } else if (had !== '*') {
+      if (tags === '*') state.unsettled.set(xid, '*');
+      else for (const tag of tags) had.add(tag);
+    }
+  }
+
+  private settleLater(tenantId: string, xid: string, delayMs: number): void {
+    const timer = setTimeout(() => void this.settle(tenantId, xid, delayMs), delayMs);
+    timer.unref();
   }
 
   /**
-   * The heartbeat tick: fails every live listener whose heartbeat has not come
-   * back two intervals after it was sent, and sends the next one where none is in
-   * flight. Only live listeners (at most AUTH_CACHE_DATABASES) beat.
+   * Looks in the tenant's database whether an announced change's transaction has
+   * ended; once it has (committed and visible to new reads, or aborted, or too old
+   * to tell), drops its entries once more and lets them be cached again.
    */
-  private beatAll(): void {
-    const now = Date.now();
-    const deadline = this.config.authCacheHeartbeatMs * HEARTBEAT_DEADLINE_INTERVALS;
-    for (const channel of this.channels.values()) {
-      const client = channel.client;
-      if (!channel.live || !client) continue;
-      if (channel.awaitedSince !== 0 && now - channel.awaitedSince > deadline) {
-        this.overdue(channel);
-        continue;
+  private async settle(tenantId: string, xid: string, lastDelayMs: number): Promise<void> {
+    const state = this.tenants.get(tenantId);
+    if (this.stopped || !state?.unsettled.has(xid)) return;
+    let ended: boolean;
+    try {
+      const tenant = await this.directory.tenantById(tenantId);
+      if (tenant === undefined) {
+        ended = true;
+      } else {
+        const db = await this.connections.db(tenant);
+        const [row] = await db.read<{ status: string | null; visible: boolean | null }>(
+          'SELECT pg_xact_status($1::xid8) AS status, pg_visible_in_snapshot($1::xid8, pg_current_snapshot()) AS visible',
+          [xid],
+        );
+        ended = row.status === null || row.status === 'aborted' || (row.status === 'committed' && row.visible === true);
       }
-      if (channel.beating) continue;
-      channel.beating = true;
-      if (channel.awaitedSince === 0) channel.awaitedSince = now;
-      client.query(`NOTIFY ${channel.beat}`).then(
-        () => (channel.beating = false),
-        (err: Error) => {
-          // A listener closed on purpose (idle, shutdown) fails its heartbeat too: nothing to report then.
-          if (this.channels.get(channel.url) === channel) this.drop(channel, err);
-        },
-      );
+    } catch (err) {
+      this.logger.warn(`Could not look whether an announced change of tenant ${tenantId} has committed (${(err as Error).message}); its state is read through meanwhile`);
+      this.settleLater(tenantId, xid, SETTLE_FAILING_MS);
+      return;
     }
+    if (!ended) {
+      this.settleLater(tenantId, xid, Math.min(lastDelayMs * 2, SETTLE_MAX_MS));
+      return;
+    }
+    const tags = state.unsettled.get(xid);
+    if (tags === undefined) return;
+    state.unsettled.delete(xid);
+    this.changed(tenantId, tags === '*' ? '*' : [...tags]);
+  }
+
+  /**
+   * The heartbeat tick: fails the listener when its heartbeat has not come back two
+   * intervals after it was sent, and sends the next one when none is in flight.
+   */
+  private beatOnce(): void {
+    const client = this.client;
+    if (!this.live || !client) return;
+    const now = Date.now();
+    if (this.awaitedSince !== 0 && now - this.awaitedSince > this.config.authCacheHeartbeatMs * HEARTBEAT_DEADLINE_INTERVALS) {
+      this.overdue(client);
+      return;
+    }
+    if (this.beating) return;
+    this.beating = true;
+    if (this.awaitedSince === 0) this.awaitedSince = now;
+    client.query(`NOTIFY ${this.beat}`).then(
+      () => (this.beating = false),
+      (err: Error) => this.fail(client, err),
+    );
   }
 
   /**
@@ -286,66 +345,77 @@ export class AuthStateCache implements OnApplicationShutdown {
    * what is waiting on the sockets (a check callback runs after I/O), so a loop
    * that was merely busy does not fail a listener whose heartbeat is there unread.
    */
-  private overdue(channel: Channel): void {
-    const since = channel.awaitedSince;
+  private overdue(client: Client): void {
+    const since = this.awaitedSince;
     setImmediate(() => {
-      if (channel.awaitedSince === since && this.channels.get(channel.url) === channel) {
-        this.drop(channel, new Error(`no heartbeat back within ${2 * this.config.authCacheHeartbeatMs} ms`));
+      if (this.awaitedSince === since && this.client === client) {
+        this.fail(client, new Error(`no heartbeat back within ${2 * this.config.authCacheHeartbeatMs} ms`));
       }
     });
   }
 
-  private notified(channel: Channel, payload: string): void {
-    channel.generation++;
-    if (payload === '*') {
-      this.clear(channel);
-      return;
+  /** Stops caching: every entry goes at once, every tenant is read through until a new listener is live. */
+  private fail(client: Client, err: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.live = false;
+    this.epoch++;
+    this.clearAll();
+    void client.end().catch(() => undefined);
+    if (this.stopped) return;
+    this.logger.warn(`Listening for authorization changes failed (${err.message}); reading through until it is back`);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (!this.stopped) void this.listen();
+    }, RETRY_AFTER_MS);
+    this.retry.unref();
+  }
+
+  private stateOf(tenantId: string): TenantState {
+    let state = this.tenants.get(tenantId);
+    if (!state) this.tenants.set(tenantId, (state = { generation: 0, tags: new Map(), unsettled: new Map() }));
+    return state;
+  }
+
+  private clearAll(): void {
+    this.entries.clear();
+    for (const state of this.tenants.values()) {
+      state.generation = ++this.changes;
+      state.tags.clear();
     }
-    const keys = channel.tags.get(payload);
-    if (!keys) return;
-    channel.tags.delete(payload);
-    for (const key of keys) channel.entries.delete(key);
   }
 
-  /** Stops caching for this database: its entries go at once, reads go to the database until a new listener is live. */
-  private drop(channel: Channel, err?: Error): void {
-    if (this.channels.get(channel.url) === channel) this.channels.delete(channel.url);
-    channel.live = false;
-    channel.generation++;
-    this.clear(channel);
-    if (err && !this.stopped) {
-      this.failedAt.set(channel.url, Date.now());
-      this.logger.warn(`Listening for authorization changes failed (${err.message}); reading through until it is back`);
-    }
-    const client = channel.client;
-    channel.client = undefined;
-    void client?.end().catch(() => undefined);
-  }
-
-  private clear(channel: Channel): void {
-    channel.entries.clear();
-    channel.tags.clear();
-  }
-
-  private dropEntry(channel: Channel, key: string, tag: string): void {
-    channel.entries.delete(key);
-    const keys = channel.tags.get(tag);
+  private dropEntry(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    const keys = this.tenants.get(entry.tenantId)?.tags.get(entry.tag);
     keys?.delete(key);
-    if (keys?.size === 0) channel.tags.delete(tag);
+    if (keys?.size === 0) this.tenants.get(entry.tenantId)?.tags.delete(entry.tag);
   }
 
-  /** Closes listeners nobody used for TENANT_IDLE_TIMEOUT_MS and drops expired entries. */
+  /** Drops the oldest tenth of the entries (a Map iterates in insertion order). */
+  private evictOldest(): void {
+    let n = Math.max(1, Math.floor(this.entries.size * EVICT_SHARE));
+    for (const [key, entry] of this.entries) {
+      if (n-- <= 0) break;
+      this.dropEntry(key, entry);
+    }
+  }
+
+  /** Drops expired entries, and now and then the expired announcements in the main database. */
   private sweep(): void {
     const now = Date.now();
-    this.heat.clear();
-    for (const channel of [...this.channels.values()]) {
-      if (now - channel.lastUsed > this.config.tenantIdleMs) {
-        this.drop(channel);
-        continue;
-      }
-      for (const [key, entry] of channel.entries) {
-        if (now - entry.at >= this.config.authCacheTtlMs) this.dropEntry(channel, key, entry.tag);
-      }
+    for (const [key, entry] of this.entries) {
+      if (now - entry.at >= this.config.authCacheTtlMs) this.dropEntry(key, entry);
+    }
+    const client = this.client;
+    if (this.live && client && now - this.lastPurge >= HINT_PURGE_MS) {
+      this.lastPurge = now;
+      client.query(`DELETE FROM auth_change_hints WHERE created_at < now() - interval '${HINT_KEEP}'`).catch((err: Error) => this.logger.warn(`Could not purge old change announcements: ${err.message}`));
     }
   }
+}
+
+function isUnsettled(state: TenantState, tag: string): boolean {
+  for (const tags of state.unsettled.values()) if (tags === '*' || tags.has(tag)) return true;
+  return false;
 }

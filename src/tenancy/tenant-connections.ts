@@ -111,7 +111,8 @@ export class TenantConnections implements OnApplicationShutdown {
    * version (on `tenant` too), under the tenant's migration lock (migrateUnderLock).
    */
   async bringUpToDate(tenant: Pick<TenantEntity, 'id' | 'schemaVersion' | 'storage' | 'databaseName' | 'schemaName' | 'databaseServer'>, ds: DataSource): Promise<void> {
-    await migrateUnderLock(ds, this.storage.sessionUrlFor(tenant), tenant.schemaName ?? tenant.databaseName ?? tenant.id);
+    const ownDatabase = tenant.storage === 'pooled';
+    await migrateUnderLock(ds, this.storage.sessionUrlFor(tenant), tenant.schemaName ?? tenant.databaseName ?? tenant.id, ownDatabase ? this.storage.relayUrl : undefined);
     await this.directory.setSchemaVersion(tenant.id, TENANT_SCHEMA_VERSION);
     tenant.schemaVersion = TENANT_SCHEMA_VERSION;
   }

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { ownedPoolOf, RawPool } from '../database/owned-pool';
+import { configureRelay } from './auth-relay';
 
 /** Each entity's SELECT list, built once from its metadata (see `TenantDb.findEntities`). */
 const SELECT_LISTS = new Map<new () => object, string>();
@@ -97,14 +98,17 @@ export function reopenPool(dataSource: DataSource): Promise<void> {
  * Applies a tenant database's (or a template's) pending migrations while a session
  * advisory lock on `key` is held in that database (at `url`) by a connection of its
  * own, outside `ds`'s pool: two instances, or the start and a first request, never
- * migrate one tenant at once, whatever the pool's size.
+ * migrate one tenant at once, whatever the pool's size. With `relayUrl` (a database of
+ * its own: a pooled tenant's, or a template), its change relay is then pointed at the
+ * main database (configureRelay), under the same lock.
  */
-export async function migrateUnderLock(ds: DataSource, url: string, key: string): Promise<void> {
+export async function migrateUnderLock(ds: DataSource, url: string, key: string, relayUrl?: string): Promise<void> {
   const lock = new Client({ connectionString: url, application_name: 'iam-migrations' });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`iam-tenant-migrations:${key}`]);
     await ds.runMigrations({ transaction: 'all' });
+    if (relayUrl !== undefined) await configureRelay(lock, relayUrl);
   } finally {
     // Ending the session releases the lock.
     await lock.end().catch(() => undefined);

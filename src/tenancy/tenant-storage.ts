@@ -90,6 +90,11 @@ export class TenantStorageService {
       : { storage: 'schema', databaseName: null, schemaName: `t_${hex}`, databaseServer: null };
   }
 
+  /** The main database as tenant databases' servers reach it, for their change relay (AUTH_RELAY_URL, else the main database's URL). */
+  get relayUrl(): string {
+    return this.config.authRelayUrl ?? this.mainUrl;
+  }
+
   /** Connection URL of a tenant's database for its pool (the main one for schema tenants and the platform). */
   urlFor(location: TenantLocation): string {
     return location.storage === 'pooled' && location.databaseName ? this.serverUrl(this.serverOf(location), location.databaseName) : this.mainUrl;
@@ -150,7 +155,7 @@ export class TenantStorageService {
     );
     await ds.initialize();
     try {
-      await migrateUnderLock(ds, this.serverUrl(server, name, true), 'template');
+      await migrateUnderLock(ds, this.serverUrl(server, name, true), 'template', this.relayUrl);
     } finally {
       await ds.destroy();
     }
