@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DatabaseServer, startEmbeddedPostgres } from '../src/database/embedded-database';
+import { withDatabase } from '../src/database/data-source-options';
 import { MAIN_DATA_SOURCE } from '../src/database/tokens';
+import { AuthStateCache } from '../src/tenancy/auth-state-cache';
 import { TENANT_SCHEMA_VERSION } from '../migrations/tenant';
 import { TenantStorageService } from '../src/tenancy/tenant-storage';
 import { expectWireError } from './support/contract';
+import { createUser } from './support/factories';
 import { freePort } from './support/global-setup';
 import { eventually } from './support/wait';
 import { startTestApp, TestApp } from './support/test-app';
@@ -122,6 +125,59 @@ describe('tenant database servers', () => {
     expect(removed.status).toBe(200);
     const after = await t.http().post('/api/v1/introspect').set('Authorization', `Bearer ${adminToken}`).send({ token: memberToken });
     expectWireError(after, 401, 16, 'TOKEN_INVALID');
+  });
+
+  it("a second instance hears every change of a tenant on the second server on its one listener on the main database, a plain SQL statement there included", async () => {
+    const b = await startTestApp({ tenancyMode: 'pooled', databaseName: t.databaseName, env: { TENANT_DATABASE_SERVERS: `second=${second.url}` } });
+    try {
+      const res = await provision({ slug: 'relay-second', name: 'Relay', adminEmail: 'admin@relay.test', adminPassword: 'relay-admin-password', databaseServer: 'second' });
+      expect(res.status).toBe(200);
+      const sectorID = res.body.sector.sectorID as string;
+      const adminToken = await t.login('admin@relay.test', 'relay-admin-password', sectorID);
+      const member = async (email: string) => {
+        const sub = await createUser(t, adminToken, sectorID, { email, password: 'member-password-1' });
+        return { sub, token: await t.login(email, 'member-password-1', sectorID) };
+      };
+      const cache = b.app.get(AuthStateCache);
+      const introspectOnB = (token: string) => b.http().post('/api/v1/introspect').set('Authorization', `Bearer ${adminToken}`).send({ token });
+      const warm = (token: string) =>
+        eventually(async () => {
+          const before = cache.hits;
+          expect((await introspectOnB(token)).status).toBe(200);
+          return cache.hits > before;
+        }, 10_000, 'a cache hit on instance B');
+      const refused = (token: string, reason: string) =>
+        eventually(async () => {
+          const answer = await introspectOnB(token);
+          if (answer.status !== 401) return false;
+          expect(answer.body.details?.[0]?.reason).toBe(reason);
+          return true;
+        }, 3_000, `the refusal (${reason}) on instance B`);
+
+      // A change made through instance A.
+      const deleted = await member('gone@relay.test');
+      await warm(deleted.token);
+      expect((await t.http().delete(`/api/v1/users/${deleted.sub}`).set('Authorization', `Bearer ${adminToken}`)).status).toBe(200);
+      await refused(deleted.token, 'TOKEN_INVALID');
+
+      // A change made by hand in the tenant's database on the second server.
+      const revoked = await member('revoked@relay.test');
+      await warm(revoked.token);
+      const tenantDb = new Client({ connectionString: withDatabase(second.url, databaseOf(res.body.tenantID)) });
+      await tenantDb.connect();
+      try {
+        await tenantDb.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [revoked.sub]);
+      } finally {
+        await tenantDb.end();
+      }
+      await refused(revoked.token, 'SESSION_REVOKED');
+
+      // One listener per instance, on the main database; none on the tenant servers.
+      expect(cache.listening).toBe(1);
+      expect(await onSecond("SELECT pid FROM pg_stat_activity WHERE application_name = 'iam-auth-listener'")).toEqual([]);
+    } finally {
+      await b.close({ keepDatabase: true });
+    }
   });
 
   it('sweeps orphaned tenant databases on every server', async () => {
