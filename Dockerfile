@@ -22,8 +22,8 @@ COPY --from=build --chown=iam:iam /app/node_modules ./node_modules
 COPY --from=build --chown=iam:iam /app/dist ./dist
 COPY --chown=iam:iam package.json ./
 # Maintenance commands, runnable in the image without any build step:
-#   iam-migrate, iam-migration-status, iam-keys-rotate <tenant slug>, iam-secrets-reseal
-RUN for c in migrate:iam-migrate migration-status:iam-migration-status rotate-key:iam-keys-rotate reseal-secrets:iam-secrets-reseal; do \
+#   iam-migrate, iam-migration-status, iam-keys-rotate <tenant slug>, iam-secrets-reseal, iam-tenant-move <tenant slug> <server>
+RUN for c in migrate:iam-migrate migration-status:iam-migration-status rotate-key:iam-keys-rotate reseal-secrets:iam-secrets-reseal tenant-move:iam-tenant-move; do \
       f="/app/dist/src/cli/${c%%:*}.js"; chmod +x "$f" && ln -s "$f" "/usr/local/bin/${c##*:}"; \
     done
 USER iam

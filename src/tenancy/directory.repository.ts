@@ -12,6 +12,14 @@ import { TenantEntity } from './tenant.entity';
 import { rowsOf } from './tenant-db';
 import type { TenantLocation } from './tenant.entity';
 
+/** A tenant move under way (servers by name; null: the main database's server). */
+export interface TenantMove {
+  tenantId: string;
+  sourceServer: string | null;
+  targetServer: string | null;
+  state: 'copying' | 'switched';
+}
+
 /** What the routing entry of a sector is made from (a tenant's `SectorEntity` fits). */
 export interface SectorEntryInput {
   id: string;
@@ -23,6 +31,8 @@ export interface SectorEntryInput {
 
 /** The channel on which the directory announces changes to every instance (delivered at commit). */
 export const DIRECTORY_CHANNEL = 'iam_directory';
+/** The directory announcement of a changed tenant row (a move to another server): `tenant:<id>`. */
+export const TENANT_CHANGE = 'tenant:';
 
 /**
  * The main database's directory tables — `tenants`, `signing_keys` and
@@ -145,6 +155,57 @@ export class DirectoryRepository {
       [location.databaseName, location.schemaName, location.databaseServer ?? 'main'],
     );
     return count as number;
+  }
+
+  // ---- tenant moves -------------------------------------------------------------
+
+  /** The move under way of a tenant, if any. */
+  async moveOf(tenantId: string): Promise<TenantMove | undefined> {
+    const [row] = await this.main.query(`SELECT source_server, target_server, state FROM tenant_moves WHERE tenant_id = $1`, [tenantId]);
+    return row ? { tenantId, sourceServer: row.source_server, targetServer: row.target_server, state: row.state } : undefined;
+  }
+
+  /** Every move under way (their tenants stay read-only until the moves are resumed or rolled back). */
+  async unfinishedMoves(): Promise<Array<TenantMove & { slug: string }>> {
+    const rows: Array<{ tenant_id: string; slug: string; source_server: string | null; target_server: string | null; state: TenantMove['state'] }> = await this.main.query(
+      `SELECT m.tenant_id, t.slug, m.source_server, m.target_server, m.state FROM tenant_moves m JOIN tenants t ON t.id = m.tenant_id ORDER BY m.started_at`,
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, slug: r.slug, sourceServer: r.source_server, targetServer: r.target_server, state: r.state }));
+  }
+
+  /** Records that a tenant's move from `sourceServer` to `targetServer` begins (null: the main database's server). */
+  async beginMove(tenantId: string, sourceServer: string | null, targetServer: string | null): Promise<void> {
+    await this.main.query(
+      `INSERT INTO tenant_moves (tenant_id, source_server, target_server, state) VALUES ($1, $2, $3, 'copying')
+       ON CONFLICT (tenant_id) DO UPDATE SET updated_at = now() WHERE tenant_moves.state = 'copying'`,
+      [tenantId, sourceServer, targetServer],
+    );
+  }
+
+  /**
+   * Places the tenant on the move's target server, in one transaction with the move's
+   * state, and tells every instance (which re-point the tenant's pool at once). Only
+   * from the source: answers false when the directory no longer places it there.
+   */
+  async switchMove(tenantId: string, sourceServer: string | null, targetServer: string | null): Promise<boolean> {
+    return this.main.transaction(async (em) => {
+      const moved = rowsOf(
+        await em.query(`UPDATE tenants SET database_server = $3 WHERE id = $1 AND storage = 'pooled' AND database_server IS NOT DISTINCT FROM $2 RETURNING id`, [
+          tenantId,
+          sourceServer,
+          targetServer,
+        ]),
+      );
+      if (moved.length === 0) return false;
+      await em.query(`UPDATE tenant_moves SET state = 'switched', updated_at = now() WHERE tenant_id = $1`, [tenantId]);
+      await this.announce(em, `${TENANT_CHANGE}${tenantId}`);
+      return true;
+    });
+  }
+
+  /** Forgets a finished or rolled-back move. */
+  async endMove(tenantId: string): Promise<void> {
+    await this.main.query(`DELETE FROM tenant_moves WHERE tenant_id = $1`, [tenantId]);
   }
 
   // ---- signing keys -----------------------------------------------------------

@@ -7,6 +7,7 @@ import { MigrationService } from './migration.service';
 import { TenantConnections } from './tenant-connections';
 import { TenantDirectory } from './tenant-directory';
 import { TenantStorageService } from './tenant-storage';
+import { TenantMover } from './tenant-move';
 
 /**
  * At start, before any other module's init hooks (global modules go first):
@@ -37,7 +38,7 @@ class SchemaOnStart implements OnModuleInit {
   }
 }
 
-const PROVIDERS = [DirectoryRepository, DirectoryChanges, AuthStateCache, TenantStorageService, TenantConnections, TenantDirectory, MigrationService];
+const PROVIDERS = [DirectoryRepository, DirectoryChanges, AuthStateCache, TenantStorageService, TenantConnections, TenantDirectory, MigrationService, TenantMover];
 
 /**
  * Tenancy: the sole owner of the main database's directory tables (`tenants`,
@@ -55,6 +56,8 @@ export class TenancyModule {
   }
 
   static forMaintenance(): DynamicModule {
-    return { module: TenancyModule, providers: PROVIDERS, exports: PROVIDERS };
+    // Commands serve no credentials: no authorization-state cache (nor its listener).
+    const providers = PROVIDERS.filter((p) => p !== AuthStateCache);
+    return { module: TenancyModule, providers, exports: providers };
   }
 }

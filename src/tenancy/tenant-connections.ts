@@ -16,6 +16,8 @@ import { TenantStorageService } from './tenant-storage';
 
 interface Entry {
   ds: Promise<DataSource>;
+  /** The server the pool connects to (a tenant that moved gets a new pool). */
+  server: string | null;
   /** The DataSource once `ds` has settled (eviction only considers these). */
   ready?: DataSource;
   lastUsed: number;
@@ -44,7 +46,7 @@ export class TenantConnections implements OnApplicationShutdown {
   private readonly logger = new Logger('TenantConnections');
   private readonly open = new Map<string, Entry>();
   /** Evicted DataSources (no idle connections), oldest first, kept for a quick reopen. */
-  private readonly parked = new Map<string, DataSource>();
+  private readonly parked = new Map<string, { ds: DataSource; server: string | null }>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,14 +65,18 @@ export class TenantConnections implements OnApplicationShutdown {
   }
 
   private async dataSource(tenant: TenantEntity): Promise<DataSource> {
+    const server = tenant.databaseServer ?? null;
     const existing = this.open.get(tenant.id);
-    if (existing) {
+    if (existing?.server === server) {
       existing.lastUsed = Date.now();
       return existing.ds;
     }
-    const parked = this.parked.get(tenant.id);
+    // The tenant moved to another server since its pool was opened: that pool goes.
+    const parkedHere = this.parked.get(tenant.id);
+    if (existing || (parkedHere && parkedHere.server !== server)) void this.close(tenant.id);
+    const parked = this.parked.get(tenant.id)?.ds;
     if (parked) this.parked.delete(tenant.id);
-    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((ds) => this.upToDate(tenant, ds)), lastUsed: Date.now() };
+    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((ds) => this.upToDate(tenant, ds)), server, lastUsed: Date.now() };
     this.open.set(tenant.id, entry);
     entry.ds.then(
       (ds) => {
@@ -146,20 +152,20 @@ export class TenantConnections implements OnApplicationShutdown {
    */
   private evictIfNeeded(): void {
     while (this.open.size > this.config.tenantConnectionsMax) {
-      let victim: [string, DataSource] | undefined;
+      let victim: [string, DataSource, string | null] | undefined;
       let oldest = Infinity;
       for (const [tenantId, entry] of this.open) {
         if (!entry.ready || entry.lastUsed >= oldest) continue;
         const pool = poolOf(entry.ready);
         if (pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0) continue;
-        victim = [tenantId, entry.ready];
+        victim = [tenantId, entry.ready, entry.server];
         oldest = entry.lastUsed;
       }
       if (!victim) return;
-      const [tenantId, ds] = victim;
+      const [tenantId, ds, server] = victim;
       this.open.delete(tenantId);
       recyclePool(ds).catch((err: Error) => this.logger.warn(`Closing the pool of tenant ${tenantId}: ${err.message}`));
-      this.parked.set(tenantId, ds);
+      this.parked.set(tenantId, { ds, server });
       // A dropped DataSource holds no idle connection: late queries still work through it, then it is garbage.
       if (this.parked.size > this.config.tenantConnectionsMax) this.parked.delete(this.parked.keys().next().value as string);
     }
@@ -167,7 +173,7 @@ export class TenantConnections implements OnApplicationShutdown {
 
   /** Closes a tenant's pool, if open (before its storage is dropped). */
   async close(tenantId: string): Promise<void> {
-    const parked = this.parked.get(tenantId);
+    const parked = this.parked.get(tenantId)?.ds;
     this.parked.delete(tenantId);
     const entry = this.open.get(tenantId);
     this.open.delete(tenantId);
@@ -194,7 +200,7 @@ export class TenantConnections implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     const entries = [...this.open.values()].map((e) => e.ds.catch(() => undefined));
-    const parked = [...this.parked.values()];
+    const parked = [...this.parked.values()].map((p) => p.ds);
     this.open.clear();
     this.parked.clear();
     await Promise.all([...entries, ...parked].map(async (ds) => (await ds)?.destroy().catch(() => undefined)));

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
+import { DirectoryChanges } from './directory-changes';
+import { TENANT_CHANGE } from './directory.repository';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
@@ -26,7 +28,13 @@ export class TenantDirectory {
   private readonly sectors = new Map<string, { tenantId: string; isDefault: boolean }>();
   private platformId: string | undefined;
 
-  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource, changes: DirectoryChanges) {
+    // A tenant row changed by any instance or command (a move to another server): read it again at once.
+    changes.subscribe((what) => {
+      if (what === '*') this.tenants.clear();
+      else if (what.startsWith(TENANT_CHANGE)) this.tenants.delete(what.slice(TENANT_CHANGE.length));
+    });
+  }
 
   async tenantById(id: string): Promise<TenantEntity | undefined> {
     if (!isUuid(id)) return undefined;

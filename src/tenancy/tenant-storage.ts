@@ -11,6 +11,9 @@ import type { TenantLocation } from './tenant.entity';
 import { migrateUnderLock } from './tenant-db';
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** While holding a database's writes: how often, and how long at most, to wait for its writing sessions to end. */
+const WRITERS_POLL_MS = 20;
+const WRITERS_WAIT_MS = 10_000;
 
 /**
  * Creates and drops the physical storage of tenants: a database cloned from a
@@ -199,6 +202,41 @@ export class TenantStorageService {
         await new Promise((r) => setTimeout(r, 50 + attempt * 50));
       }
     }
+  }
+
+  /**
+   * Stops writes to a tenant's database (a move's pause): new sessions start read-only,
+   * the ones open now are ended, and this answers once no session of it holds a
+   * transaction that wrote. Reads go on.
+   */
+  async holdWrites(location: TenantLocation): Promise<void> {
+    const name = this.ownDatabase(location);
+    await this.withAdminClient(this.serverOf(location), async (client) => {
+      await client.query(`ALTER DATABASE ${quoteIdent(name)} SET default_transaction_read_only = on`);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      for (let waited = 0; ; waited += WRITERS_POLL_MS) {
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_xid IS NOT NULL', [name]);
+        if (rows[0].n === 0) return;
+        if (waited >= WRITERS_WAIT_MS) throw new Error(`sessions of ${name} still hold write transactions after ${WRITERS_WAIT_MS} ms`);
+        await new Promise((r) => setTimeout(r, WRITERS_POLL_MS));
+      }
+    });
+  }
+
+  /** Lets a tenant's database take writes again (a move rolled back): the read-only sessions are ended so that they reconnect writable. */
+  async releaseWrites(location: TenantLocation): Promise<void> {
+    const name = this.ownDatabase(location);
+    await this.withAdminClient(this.serverOf(location), async (client) => {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (!rowCount) return;
+      await client.query(`ALTER DATABASE ${quoteIdent(name)} RESET default_transaction_read_only`);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+    });
+  }
+
+  private ownDatabase(location: TenantLocation): string {
+    if (location.storage !== 'pooled' || !location.databaseName) throw new Error('Only a tenant with a database of its own (pooled mode) has one to hold');
+    return location.databaseName;
   }
 
   /** Removes a tenant's storage and everything in it. */

@@ -8,6 +8,8 @@ const CONNECTION_MESSAGES = [
   'Connection is not established',
   'the database system is shutting down',
   'the database system is starting up',
+  // TypeORM's answer when a transaction's connection was ended under it (its rollback then finds the runner released).
+  'Query runner already released',
 ];
 
 function driverErrorOf(err: unknown): Record<string, unknown> | undefined {

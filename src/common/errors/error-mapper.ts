@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { isDatabaseUnavailable } from './db-errors';
+import { isDatabaseUnavailable, sqlStateOf } from './db-errors';
 import { DomainError } from './domain-error';
 import { ErrorCode, httpStatusOf, Reason } from './error-codes';
 import { redactUrl } from '../http/request';
@@ -44,6 +44,10 @@ export function toDomainError(err: unknown): DomainError {
   if (isExposedClientError(err)) {
     return DomainError.invalidArgument(`The request body cannot be read: ${(err as Error).message}.`, undefined, Reason.VALIDATION_FAILED);
   }
+  // A tenant database made read-only while the tenant moves to another server (iam-tenant-move): writes wait for the switch.
+  if (sqlStateOf(err) === READ_ONLY_SQL_TRANSACTION) {
+    return DomainError.unavailable(Reason.TENANT_MOVING, "This tenant's data is moving to another database server; try the change again in a moment.", err, TENANT_MOVING_RETRY_AFTER_SECONDS);
+  }
   if (isDatabaseUnavailable(err)) {
     return DomainError.unavailable(Reason.DATABASE_UNAVAILABLE, 'The database is unavailable; try again later.', err, DATABASE_RETRY_AFTER_SECONDS);
   }
@@ -57,6 +61,11 @@ function isExposedClientError(err: unknown): boolean {
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
   return e.expose === true && typeof status === 'number' && status >= 400 && status < 500;
 }
+
+/** SQLSTATE of a write in a read-only transaction. */
+const READ_ONLY_SQL_TRANSACTION = '25006';
+/** What a 503 for a write during a tenant's move tells clients to wait (Retry-After): the pause lasts about as long as the copy. */
+const TENANT_MOVING_RETRY_AFTER_SECONDS = 1;
 
 /** What a 503 for an unreachable database tells clients to wait (Retry-After): pools reconnect on the next request. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
