@@ -1,4 +1,7 @@
+import * as bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { withDatabase } from '../../src/database/data-source-options';
 import { jwtClaims, ok } from './http';
 import { PLATFORM_ADMIN, PLATFORM_PASSWORD } from './service';
 
@@ -48,4 +51,72 @@ export async function apiToken(base: string, t: TenantFixture): Promise<{ id: st
   const body = await ok('POST', `${base}/api/v1/sectors/${t.sectorID}/tokens`, { name: `bench-${randomBytes(3).toString('hex')}` }, t.adminToken);
   const meta = body.apiToken as { id: string };
   return { id: meta.id, token: body.token as string };
+}
+
+/**
+ * The hash of the bench's user password at cost 4, for users seeded straight into a
+ * tenant's storage: the service verifies a hash at the hash's own cost (and does not
+ * rehash on login), so such users sign in cheaply whatever BCRYPT_COST is.
+ */
+export function userPasswordHash(): Promise<string> {
+  return bcrypt.hash(USER_PASSWORD, 4);
+}
+
+/** Signs in a user that has the bench's user password (created by userWithToken, or seeded with userPasswordHash). */
+export function userLogin(base: string, username: string, sectorID: string): Promise<string> {
+  return login(base, username, USER_PASSWORD, sectorID);
+}
+
+/** Where a (non-platform) tenant's tables live, as the main database's directory says. */
+export interface TenantStorageRef {
+  id: string;
+  storage: 'pooled' | 'schema';
+  databaseName: string | null;
+  schemaName: string | null;
+  rootSectorId: string;
+}
+
+/** The storage of every tenant of a deployment but the platform, by tenant id (read from its main database). */
+export async function tenantStorages(mainUrl: string): Promise<Map<string, TenantStorageRef>> {
+  const client = new Client({ connectionString: mainUrl, application_name: 'iam-bench' });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; storage: 'pooled' | 'schema'; database_name: string | null; schema_name: string | null; root_sector_id: string }>(
+      'SELECT id, storage, database_name, schema_name, root_sector_id FROM tenants WHERE NOT is_platform',
+    );
+    return new Map(rows.map((r) => [r.id, { id: r.id, storage: r.storage, databaseName: r.database_name, schemaName: r.schema_name, rootSectorId: r.root_sector_id }]));
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The database a tenant's tables are in, on the deployment's server: its own
+ * database (pooled mode; the bench's tenants are on the main database's server) or
+ * the main database (schema mode; see useStorage).
+ */
+export function storageUrl(mainUrl: string, ref: TenantStorageRef): string {
+  if (ref.storage === 'schema') return mainUrl;
+  if (!ref.databaseName) throw new Error(`tenant ${ref.id}: pooled, but no database_name`);
+  return withDatabase(mainUrl, ref.databaseName);
+}
+
+/** Points a session on storageUrl(ref) at the tenant's tables: in schema mode its search_path, as the service sets it. */
+export async function useStorage(client: Client, ref: TenantStorageRef): Promise<void> {
+  if (ref.storage !== 'schema') return;
+  if (!ref.schemaName) throw new Error(`tenant ${ref.id}: schema mode, but no schema_name`);
+  await client.query(`SET search_path TO ${client.escapeIdentifier(ref.schemaName)}`);
+}
+
+/** A session on a tenant's storage (close it with `end()`). */
+export async function storageClient(mainUrl: string, ref: TenantStorageRef, applicationName = 'iam-bench'): Promise<Client> {
+  const client = new Client({ connectionString: storageUrl(mainUrl, ref), application_name: applicationName });
+  await client.connect();
+  try {
+    await useStorage(client, ref);
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return client;
 }

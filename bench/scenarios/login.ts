@@ -6,7 +6,7 @@ import { fmt, log, ratioOf, times } from '../lib/report';
 import { medianRound } from './reads';
 
 /** bcrypt verifications per second at `cost` on this process's libuv pool (as many in flight as the pool has threads). */
-async function bcryptPerSecond(cost: number, seconds: number): Promise<number> {
+export async function bcryptPerSecond(cost: number, seconds: number): Promise<number> {
   const hash = await bcrypt.hash('benchmark-password', cost);
   const parallel = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
   let done = 0;

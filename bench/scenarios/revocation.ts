@@ -9,13 +9,13 @@ const GIVE_UP_MS = 5000;
 const POLL_GAP_MS = 2;
 
 /** One kind of change: prepare a credential, the probe on B that it answers, the change on A, and B's refusal. */
-interface Kind {
+export interface Kind {
   name: string;
   refused: number;
   prepare(): Promise<{ probe: (base: string) => Promise<{ status: number; body: Json }>; change: () => Promise<unknown> }>;
 }
 
-interface Sample {
+export interface Sample {
   /** From A's answer to the change until B's first refusal (ms); null when B never refused within 5 s. */
   afterAnswerMs: number | null;
   /** From the moment the change was sent. */
@@ -25,7 +25,7 @@ interface Sample {
   refusedOnA?: boolean;
 }
 
-async function measure(kind: Kind, b: string, a: string): Promise<Sample> {
+export async function measure(kind: Kind, b: string, a: string): Promise<Sample> {
   const { probe, change } = await kind.prepare();
   // B must accept the credential first (and has it in whatever cache it keeps).
   for (let i = 0; i < 3; i++) {

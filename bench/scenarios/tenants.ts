@@ -1,12 +1,45 @@
+import { Client } from 'pg';
+import { connectionBudget, TenantMode } from '../lib/config';
 import { BenchContext } from '../lib/context';
 import { processConnections, rssMiB } from '../lib/database';
-import { login, platformLogin, provisionTenant, TENANT_ADMIN_PASSWORD, TenantFixture } from '../lib/fixture';
-import { figures, LoadFigures, rotating, runLoad, sleep } from '../lib/load';
-import { fmt, log } from '../lib/report';
-import { deployment, startService } from '../lib/service';
-import { loginSeconds } from './login';
+import {
+  login,
+  platformLogin,
+  provisionTenant,
+  storageClient,
+  storageUrl,
+  TENANT_ADMIN_PASSWORD,
+  TenantFixture,
+  TenantStorageRef,
+  tenantStorages,
+  useStorage,
+  userLogin,
+  userPasswordHash,
+} from '../lib/fixture';
+import { call, jwtClaims, ok } from '../lib/http';
+import { figures, LoadFigures, percentile, rotating, runLoad, sleep } from '../lib/load';
+import { fmt, log, ratioOf, Row, times } from '../lib/report';
+import { deployment, ServiceInstance, startService } from '../lib/service';
+import { bcryptPerSecond, loginSeconds } from './login';
+import { Kind, measure, Sample } from './revocation';
 
+/** Tenants provisioned at a time. */
 const PARALLEL = 4;
+/** Sign-ins and warm-up introspections in flight at a time. */
+const REQUESTS_PARALLEL = 8;
+/** pg Clients seeding users at a time. */
+const SEED_CLIENTS = 4;
+/** The application_name of the dblink connections tenant databases relay their changes over (src/tenancy/auth-relay.ts). */
+const RELAY_APPLICATION = 'iam-auth-relay';
+const RSS_GOAL_MIB = 400;
+const P99_GOAL_MS = 20;
+
+/** Seeds `$4` users of one sector (`u<i>@<$2>`, email verified, password hash `$3`) and answers their usernames. */
+const SEED_SQL = `
+INSERT INTO users (id, sector_id, username, email, email_verified, password_hash, is_admin)
+SELECT gen_random_uuid(), $1::uuid, 'u' || i || '@' || $2, 'u' || i || '@' || $2, true, $3, false
+FROM generate_series(1, $4::int) AS i
+RETURNING username`;
 
 async function inParallel<T, R>(items: T[], parallel: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -22,148 +55,497 @@ async function inParallel<T, R>(items: T[], parallel: number, fn: (item: T, i: n
   return out;
 }
 
-interface Snapshot {
-  rssMiB: number | null;
-  /** The instance's DB connections (from /proc) and the server's view (pg_stat_activity on the deployment's databases). */
-  processConnections: number | null;
-  serverConnections: number;
-}
-
-/** The instance's pool settings for `headroom` free server connections, and the bound they set on its connections. */
-function poolLimits(headroom: number): { env: Record<string, string>; bound: number } {
-  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-  const main = env('DB_POOL_MAX', 10);
-  const perTenant = env('TENANT_POOL_MAX', 2);
-  const listeners = env('AUTH_CACHE_DATABASES', 10);
-  const pools = env('TENANT_CONNECTIONS_MAX', Math.max(2, Math.floor((headroom - 10 - main - listeners) / perTenant)));
-  return {
-    env: { DB_POOL_MAX: String(main), TENANT_POOL_MAX: String(perTenant), AUTH_CACHE_DATABASES: String(listeners), TENANT_CONNECTIONS_MAX: String(pools) },
-    bound: main + pools * perTenant + listeners,
-  };
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
 }
 
 /**
- * Scenario 6: BENCH_TENANTS tenants provisioned (pooled mode, PARALLEL at a time) on
- * one fresh instance and database, then introspection and logins spread over a
- * sample of them (one token / one admin per tenant, rotated across requests), with
- * the instance's RSS and DB connections when fresh, before the loads, during (max
- * of samples every 500 ms) and 3 s after.
+ * Every tenant's tokens in one rotation where consecutive entries belong to
+ * different tenants (whenever there are two): round j takes the j-th token of each
+ * tenant, the tenants in a fresh random order each round, the first never the
+ * previous round's last.
+ */
+function interleaved(perTenant: string[][]): string[] {
+  const order = perTenant.map((_, i) => i);
+  const rounds = Math.max(0, ...perTenant.map((t) => t.length));
+  const out: string[] = [];
+  let last = -1;
+  for (let j = 0; j < rounds; j++) {
+    shuffle(order);
+    if (order.length > 1 && order[0] === last) [order[0], order[order.length - 1]] = [order[order.length - 1], order[0]];
+    for (const i of order) if (j < perTenant[i].length) out.push(perTenant[i][j]);
+    last = order[order.length - 1];
+  }
+  return out;
+}
+
+interface PoolLimits {
+  env: Record<string, string>;
+  budget: number;
+}
+
+/**
+ * The pool settings of the measured instance A and of the second instance B (the
+ * revocation step) for `headroom` free server connections (a stock PostgreSQL
+ * allows 100), and the budgets they set on their connections (connectionBudget).
+ * Room is kept for the benchmark's own connections (10), for B — a small main pool
+ * and at most 4 tenant pools: it serves one probe at a time — and for A's main
+ * pool and two listeners; A's tenant pools share the rest. In pooled mode each
+ * tenant backend that relayed a change keeps its relay connection to the main
+ * database for as long as it lives, so a tenant pool can cost the server twice
+ * its size: the pool count is halved to leave room for those. Schema-mode tenants
+ * live in the main database and relay nothing. DB_POOL_MAX, TENANT_POOL_MAX and
+ * TENANT_CONNECTIONS_MAX in the environment override A's defaults.
+ */
+function poolLimits(headroom: number, mode: TenantMode): { a: PoolLimits; b: PoolLimits } {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const limits = (mainPoolMax: number, tenantPoolMax: number, tenantConnectionsMax: number): PoolLimits => ({
+    env: { DB_POOL_MAX: String(mainPoolMax), TENANT_POOL_MAX: String(tenantPoolMax), TENANT_CONNECTIONS_MAX: String(tenantConnectionsMax) },
+    budget: connectionBudget({ mainPoolMax, tenantConnectionsMax, tenantPoolMax }),
+  });
+  const main = env('DB_POOL_MAX', 10);
+  const perTenant = env('TENANT_POOL_MAX', 2);
+  const b = limits(Math.min(main, 4), perTenant, 4);
+  const perPool = mode === 'pooled' ? 2 * perTenant : perTenant;
+  const pools = env('TENANT_CONNECTIONS_MAX', Math.max(2, Math.floor((headroom - 10 - b.budget - main - 2) / perPool)));
+  return { a: limits(main, perTenant, pools), b };
+}
+
+interface Snapshot {
+  rssMiB: number | null;
+  /** The instance's DB connections (from /proc). */
+  processConnections: number | null;
+  /** The server's view (pg_stat_activity on the deployment's databases), without relay connections and the benchmark's own. */
+  serverConnections: number;
+  /** Relay connections from tenant databases to the main database (application_name iam-auth-relay). */
+  relayConnections: number;
+}
+
+interface SeededUser {
+  token: string;
+  sub: string;
+}
+
+/**
+ * Seeds `users` users per tenant straight into each tenant's storage with a
+ * precomputed hash, SEED_CLIENTS clients at a time (a client stays on its
+ * database while the tenants do: schema mode reuses it, pooled mode reconnects per
+ * tenant). Answers each tenant's usernames.
+ */
+async function seedUsers(mainUrl: string, tenants: TenantFixture[], storages: Map<string, TenantStorageRef>, users: number, hash: string): Promise<string[][]> {
+  const out: string[][] = new Array(tenants.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(SEED_CLIENTS, tenants.length) }, async () => {
+      let client: Client | undefined;
+      let url = '';
+      try {
+        while (next < tenants.length) {
+          const i = next++;
+          const t = tenants[i];
+          const ref = storages.get(t.tenantID);
+          if (!ref) throw new Error(`tenant ${t.slug} (${t.tenantID}) is not in the directory`);
+          const wanted = storageUrl(mainUrl, ref);
+          if (!client || url !== wanted) {
+            await client?.end();
+            client = new Client({ connectionString: wanted, application_name: 'iam-bench-seed' });
+            url = wanted;
+            await client.connect();
+          }
+          await useStorage(client, ref);
+          const { rows } = await client.query<{ username: string }>(SEED_SQL, [ref.rootSectorId, `${t.slug}.test`, hash, users]);
+          out[i] = rows.map((r) => r.username);
+        }
+      } finally {
+        await client?.end().catch(() => undefined);
+      }
+    }),
+  );
+  return out;
+}
+
+/** Raw bcrypt per second at BCRYPT_COST, measured once per run (the same for every mode). */
+let rawBcrypt: number | undefined;
+
+/**
+ * Scenario 6, once per BENCH_TENANT_MODES mode (TENANCY_MODE), each on one fresh
+ * deployment: BENCH_TENANTS tenants provisioned (PARALLEL at a time),
+ * BENCH_TENANT_USERS users seeded by SQL in each tenant's storage and all signed in;
+ * introspection rotating over one tenant's tokens, then over every tenant's
+ * (consecutive requests on different tenants); password logins rotating over every
+ * tenant's admin beside raw bcrypt; the instance's RSS and DB connections when
+ * fresh, before the loads, during them (max of samples every 500 ms) and 3 s after;
+ * and revocations on a second instance over random tenants, through the API and in
+ * plain SQL.
  */
 export async function tenantsScenario(ctx: BenchContext): Promise<void> {
+  const modes: Record<string, Record<string, unknown>> = {};
+  try {
+    for (const mode of ctx.config.tenantModes) {
+      const figuresOfMode: Record<string, unknown> = { mode };
+      modes[mode] = figuresOfMode;
+      try {
+        await tenantsInMode(ctx, mode, figuresOfMode);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`tenants (${mode}) FAILED: ${message}`);
+        ctx.report.fail(`tenants (${mode}): ${message.split('\n')[0]}`);
+        figuresOfMode.error = message.split('\n')[0];
+      }
+    }
+  } finally {
+    ctx.report.set('tenants', {
+      tenants: ctx.config.tenants,
+      usersPerTenant: ctx.config.tenantUsers,
+      provisionParallel: PARALLEL,
+      bcryptCost: ctx.config.bcryptCost,
+      bcryptPerSecond: rawBcrypt ?? null,
+      modes,
+    });
+  }
+}
+
+async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<string, unknown>): Promise<void> {
   const { config, dbs, report } = ctx;
+  const label = (metric: string) => `[${mode}] ${metric}`;
   const db = await dbs.create();
   const dep = deployment(ctx.build, db, config.bcryptCost);
-  // Bounded pools sized to what the server accepts (a stock PostgreSQL allows 100 connections):
-  // main pool + open tenant pools × their size + auth listeners, with a margin for the benchmark's own.
-  const limits = poolLimits(await dbs.headroom());
-  const instance = await startService(dep, ctx.runDir, 'service-tenants', { TENANCY_MODE: 'pooled', ...limits.env });
+  const { a: limits, b: limitsOfB } = poolLimits(await dbs.headroom(), mode);
+  Object.assign(out, { pools: limits.env, connectionBudget: limits.budget, poolsOfB: limitsOfB.env });
+  const instance = await startService(dep, ctx.runDir, `service-tenants-${mode}`, { TENANCY_MODE: mode, ...limits.env });
+  const A = instance.base;
+  let b: ServiceInstance | undefined;
   try {
-    const snapshot = async (): Promise<Snapshot> => ({
-      rssMiB: rssMiB(instance.pid),
-      processConnections: processConnections(instance.pid, dbs.port),
-      serverConnections: (await dbs.connections(db.name)).total,
-    });
+    const snapshot = async (): Promise<Snapshot> => {
+      const { total, byApplication } = await dbs.connections(db.name);
+      const bench = Object.entries(byApplication).reduce((s, [app, n]) => s + (app.startsWith('iam-bench') ? n : 0), 0);
+      const relay = byApplication[RELAY_APPLICATION] ?? 0;
+      return { rssMiB: rssMiB(instance.pid), processConnections: processConnections(instance.pid, dbs.port), serverConnections: total - relay - bench, relayConnections: relay };
+    };
     const fresh = await snapshot();
-    const platform = await platformLogin(instance.base);
-    log(`tenants: provisioning ${config.tenants} tenants, ${PARALLEL} at a time`);
-    const t0 = performance.now();
+    out.fresh = fresh;
+
+    // 1. Provisioning.
+    const platform = await platformLogin(A);
+    log(`tenants (${mode}): provisioning ${config.tenants} tenants, ${PARALLEL} at a time`);
+    let t0 = performance.now();
     let done = 0;
     const tenants = await inParallel(Array.from({ length: config.tenants }), PARALLEL, async () => {
-      const t = await provisionTenant(instance.base, platform, 'scale', false);
-      if (++done % 100 === 0) log(`tenants: ${done} provisioned`);
+      const t = await provisionTenant(A, platform, 'scale', false);
+      if (++done % 100 === 0) log(`tenants (${mode}): ${done} provisioned`);
       return t;
     });
     const provisionSeconds = (performance.now() - t0) / 1000;
-    log(`tenants: ${config.tenants} provisioned in ${fmt(provisionSeconds, 1)} s`);
+    out.provision = { seconds: provisionSeconds, tenantsPerSecond: config.tenants / provisionSeconds };
+    log(`tenants (${mode}): ${config.tenants} provisioned in ${fmt(provisionSeconds, 1)} s`);
+    report.row({
+      metric: label(`provision ${config.tenants} tenants (${PARALLEL} parallel)`),
+      value: `${fmt(config.tenants / provisionSeconds, 1)} tenants/s (${fmt(provisionSeconds, 1)} s)`,
+      baseline: '',
+      ratio: '',
+      goal: '',
+      pass: null,
+    });
 
-    const step = tenants.length / config.tenantSample;
-    const sample: TenantFixture[] = Array.from({ length: config.tenantSample }, (_, i) => tenants[Math.floor(i * step)]);
-    log(`tenants: signing in the admins of ${sample.length} tenants`);
-    const tokens = await inParallel(sample, PARALLEL, (t) => login(instance.base, t.adminEmail, TENANT_ADMIN_PASSWORD, t.sectorID));
+    // 2. Users seeded by SQL in each tenant's storage, one hash for all.
+    const users = config.tenantUsers;
+    t0 = performance.now();
+    const hash = await userPasswordHash();
+    const storages = await tenantStorages(dep.databaseUrl);
+    log(`tenants (${mode}): seeding ${users} users in each of ${tenants.length} tenants (${SEED_CLIENTS} clients)`);
+    const usernames = await seedUsers(dep.databaseUrl, tenants, storages, users, hash);
+    const seedSeconds = (performance.now() - t0) / 1000;
+    log(`tenants (${mode}): ${tenants.length * users} users seeded in ${fmt(seedSeconds, 1)} s`);
 
-    const during = async <T>(work: Promise<T>): Promise<{ result: T; max: Snapshot; samples: Snapshot[] }> => {
-      const samples: Snapshot[] = [];
-      let running = true;
-      const sampler = (async () => {
-        while (running) {
-          samples.push(await snapshot());
-          await sleep(500);
-        }
-      })();
-      const result = await work;
-      running = false;
-      await sampler;
-      const max = (k: keyof Snapshot) => Math.max(...samples.map((s) => s[k] ?? 0));
-      return { result, samples, max: { rssMiB: max('rssMiB'), processConnections: max('processConnections'), serverConnections: max('serverConnections') } };
-    };
+    // 3. Every seeded user signed in: one distinct token each.
+    const total = tenants.length * users;
+    log(`tenants (${mode}): signing in ${total} users, ${REQUESTS_PARALLEL} at a time`);
+    t0 = performance.now();
+    let signedIn = 0;
+    const jobs = tenants.flatMap((t, ti) => usernames[ti].map((username) => ({ ti, username, sectorID: storages.get(t.tenantID)!.rootSectorId })));
+    const tokens = await inParallel(jobs, REQUESTS_PARALLEL, async (job) => {
+      const token = await userLogin(A, job.username, job.sectorID);
+      if (++signedIn % 1000 === 0) log(`tenants (${mode}): ${signedIn} of ${total} signed in`);
+      return token;
+    });
+    const signInSeconds = (performance.now() - t0) / 1000;
+    const perTenant: SeededUser[][] = tenants.map(() => []);
+    jobs.forEach((job, i) => perTenant[job.ti].push({ token: tokens[i], sub: String(jwtClaims(tokens[i]).sub) }));
+    log(`tenants (${mode}): ${total} signed in in ${fmt(signInSeconds, 1)} s`);
 
+    // 4. Warm-up: every token introspected once.
+    t0 = performance.now();
+    let warmErrors = 0;
+    // The service answers an active token's claims (200), an inactive one 401.
+    await inParallel(perTenant.flat(), REQUESTS_PARALLEL, async ({ token, sub }) => {
+      const res = await call('POST', `${A}/api/v1/introspect`, { token }, token);
+      if (res.status !== 200 || res.body.sub !== sub) warmErrors++;
+    });
+    const warmSeconds = (performance.now() - t0) / 1000;
+    out.setup = { seedSeconds, signInSeconds, warmUpSeconds: warmSeconds, warmUpErrors: warmErrors, tokens: total };
+    log(`tenants (${mode}): warm-up over ${total} tokens in ${fmt(warmSeconds, 1)} s, ${warmErrors} errors`);
+    if (warmErrors) report.fail(`tenants (${mode}): ${warmErrors} of ${total} tokens not active at warm-up`);
+
+    // 5-6. Loads, with the instance sampled every 500 ms.
+    const samples: Array<Snapshot & { phase: string }> = [];
+    let phase = 'before';
+    let sampling = true;
     const before = await snapshot();
-    log(`tenants: introspection over ${tokens.length} tenants`);
-    const intro = await during(
+    const sampler = (async () => {
+      while (sampling) {
+        samples.push({ phase, ...(await snapshot()) });
+        await sleep(500);
+      }
+    })();
+    // Transactions committed in the deployment's databases during each load: a cached hot path commits next to none.
+    const commits: Record<string, number> = {};
+    const counted = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const c0 = await dbs.commits(db.name);
+      const result = await work();
+      commits[name] = (await dbs.commits(db.name)) - c0;
+      return result;
+    };
+    const introspect = (rotation: string[], duration: number) =>
       runLoad({
-        url: `${instance.base}/api/v1/introspect`,
+        url: `${A}/api/v1/introspect`,
         method: 'POST',
         connections: config.connections,
-        duration: config.seconds,
+        duration,
         headers: { 'content-type': 'application/json' },
-        requests: rotating(tokens, (token) => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ token }) })),
-      }),
-    );
-    const connections = Math.max(2, config.cores * 2);
-    log(`tenants: logins over ${sample.length} tenants`);
-    const logins = await during(
-      runLoad({
-        url: `${instance.base}/api/v1/login/password`,
-        method: 'POST',
-        connections,
-        duration: loginSeconds(ctx),
-        headers: { 'content-type': 'application/json' },
-        requests: rotating(sample, (t) => ({ body: JSON.stringify({ username: t.adminEmail, password: TENANT_ADMIN_PASSWORD, sectorID: t.sectorID }) })),
-      }),
-    );
+        requests: rotating(rotation, (token) => ({ headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ token }) })),
+      });
+    const one = Math.floor(Math.random() * tenants.length);
+    const oneTokens = perTenant[one].map((u) => u.token);
+    const allTokens = interleaved(perTenant.map((list) => list.map((u) => u.token)));
+    const loginConnections = Math.max(2, config.cores * 2);
+    let single: LoadFigures;
+    let spread: LoadFigures;
+    let logins: LoadFigures;
+    try {
+      phase = 'warm-up';
+      await introspect(allTokens, 2);
+      phase = 'one tenant';
+      log(`tenants (${mode}): introspection over the ${oneTokens.length} users of one tenant, ${config.connections} connections`);
+      single = figures(await counted('oneTenant', () => introspect(oneTokens, config.seconds)));
+      phase = 'all tenants';
+      log(`tenants (${mode}): introspection over all ${tenants.length} tenants × ${users} users`);
+      spread = figures(await counted('allTenants', () => introspect(allTokens, config.seconds)));
+      phase = 'logins';
+      log(`tenants (${mode}): logins over the admins of all ${tenants.length} tenants, ${loginConnections} connections`);
+      logins = figures(
+        await counted('logins', () =>
+          runLoad({
+          url: `${A}/api/v1/login/password`,
+          method: 'POST',
+          connections: loginConnections,
+          duration: loginSeconds(ctx),
+          headers: { 'content-type': 'application/json' },
+          requests: rotating(tenants, (t) => ({ body: JSON.stringify({ username: t.adminEmail, password: TENANT_ADMIN_PASSWORD, sectorID: t.sectorID }) })),
+          }),
+        ),
+      );
+    } finally {
+      sampling = false;
+      await sampler;
+    }
     await sleep(3000);
     const after = await snapshot();
-
-    const introspection: LoadFigures = figures(intro.result);
-    const signIns: LoadFigures = figures(logins.result);
+    if (rawBcrypt === undefined) {
+      log('tenants: raw bcrypt');
+      rawBcrypt = await bcryptPerSecond(config.bcryptCost, Math.min(loginSeconds(ctx), 5));
+    }
+    const raw = rawBcrypt;
+    const during = samples.filter((s) => s.phase !== 'before');
+    const maxOf = (list: Snapshot[], k: keyof Snapshot) => Math.max(0, ...list.map((s) => s[k] ?? 0));
     const duringMax: Snapshot = {
-      rssMiB: Math.max(intro.max.rssMiB ?? 0, logins.max.rssMiB ?? 0),
-      processConnections: Math.max(intro.max.processConnections ?? 0, logins.max.processConnections ?? 0),
-      serverConnections: Math.max(intro.max.serverConnections, logins.max.serverConnections),
+      rssMiB: maxOf(during, 'rssMiB'),
+      processConnections: maxOf(during, 'processConnections'),
+      serverConnections: maxOf(during, 'serverConnections'),
+      relayConnections: maxOf(during, 'relayConnections'),
     };
-    const bound = limits.bound;
-    report.set('tenants', {
-      tenants: config.tenants,
-      provisionParallel: PARALLEL,
-      provisionSeconds,
-      sampledTenants: sample.length,
-      introspection,
-      login: { connections, ...signIns },
-      fresh,
+    const all = [fresh, before, duringMax, after];
+    Object.assign(out, {
+      introspection: { connections: config.connections, oneTenant: single, allTenants: spread, oneTenantIndex: one },
+      commitsDuringLoads: commits,
+      login: { connections: loginConnections, ...logins, bcryptPerSecond: raw },
       before,
       duringMax,
       after,
-      connectionBound: bound,
-      samples: { introspection: intro.samples, login: logins.samples },
+      samples,
     });
-    report.row({ metric: `provision ${config.tenants} tenants (${PARALLEL} parallel)`, value: `${fmt(provisionSeconds, 1)} s (${fmt(config.tenants / provisionSeconds, 1)} tenants/s)`, baseline: '', ratio: '', goal: '', pass: null });
-    report.row({ metric: `introspection over ${sample.length} of ${config.tenants} tenants`, value: `${fmt(introspection.rps)} req/s, p99 ${introspection.p99} ms, errors ${introspection.errors}`, baseline: '', ratio: '', goal: 'errors 0', pass: introspection.errors === 0 });
-    report.row({ metric: `login over ${sample.length} of ${config.tenants} tenants`, value: `${fmt(signIns.rps, 1)}/s, p99 ${signIns.p99} ms, errors ${signIns.errors}`, baseline: '', ratio: '', goal: 'errors 0', pass: signIns.errors === 0 });
-    report.row({ metric: 'service RSS fresh / before loads / max during / after', value: `${fmt(fresh.rssMiB)} / ${fmt(before.rssMiB)} / ${fmt(duringMax.rssMiB)} / ${fmt(after.rssMiB)} MiB`, baseline: '', ratio: '', goal: 'flat', pass: null });
+
+    // 8. Revocation on a second instance over random tenants (its rows follow the others').
+    let revocation: Awaited<ReturnType<typeof revocationOverTenants>> | undefined;
+    try {
+      revocation = await revocationOverTenants(ctx, mode, dep.databaseUrl, tenants, perTenant, storages, A, async () => {
+        b = await startService(dep, ctx.runDir, `service-tenants-${mode}-b`, { TENANCY_MODE: mode, ...limitsOfB.env });
+        return b.base;
+      });
+      out.revocation = revocation.figures;
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      log(`tenants (${mode}): revocation FAILED: ${message}`);
+      report.fail(`tenants (${mode}): revocation: ${message}`);
+      out.revocation = { error: message };
+    }
+    // Relay connections left by the revocations (a tenant backend keeps its relay connection while it lives).
+    const relayAfterRevocation = (await snapshot()).relayConnections;
+    out.relayAfterRevocation = relayAfterRevocation;
+
+    const ratio = ratioOf(spread.rps, single.rps);
     report.row({
-      metric: 'DB connections fresh / before loads / max during / after',
-      value: `${fmt(fresh.processConnections)} / ${fmt(before.processConnections)} / ${fmt(duringMax.processConnections)} / ${fmt(after.processConnections)} (server ${fresh.serverConnections} / ${before.serverConnections} / ${duringMax.serverConnections} / ${after.serverConnections})`,
-      baseline: `pool bound ${bound}`,
-      ratio: '',
-      goal: `≤ ${bound}`,
-      pass: duringMax.serverConnections <= bound,
+      metric: label(`introspection over all ${tenants.length} tenants × ${users} users`),
+      value: `${fmt(spread.rps)} req/s, p99 ${spread.p99} ms, errors ${spread.errors}`,
+      baseline: `one tenant ${fmt(single.rps)} req/s (p99 ${single.p99} ms)`,
+      ratio: times(spread.rps, single.rps),
+      goal: `≥ 0.8× one tenant, p99 < ${P99_GOAL_MS} ms, 0 errors`,
+      pass: ratio !== null && ratio >= 0.8 && spread.p99 < P99_GOAL_MS && spread.errors === 0,
     });
-    if (introspection.errors || signIns.errors) report.fail(`tenants: ${introspection.errors} failed introspections, ${signIns.errors} failed logins`);
+    const loginRatio = ratioOf(logins.rps, raw);
+    report.row({
+      metric: label(`password login over all ${tenants.length} tenants' admins (${loginConnections} conn)`),
+      value: `${fmt(logins.rps, 1)} logins/s (p99 ${logins.p99} ms, errors ${logins.errors})`,
+      baseline: `bcrypt cost ${config.bcryptCost} ${fmt(raw, 1)}/s`,
+      ratio: times(logins.rps, raw),
+      goal: '≥ 0.9× bcrypt',
+      pass: loginRatio !== null && loginRatio >= 0.9 && logins.errors === 0,
+    });
+    const rssMax = maxOf(all, 'rssMiB');
+    report.row({
+      metric: label('service RSS fresh / before loads / max during / after'),
+      value: `${fmt(fresh.rssMiB)} / ${fmt(before.rssMiB)} / ${fmt(duringMax.rssMiB)} / ${fmt(after.rssMiB)} MiB`,
+      baseline: '',
+      ratio: '',
+      goal: `≤ ${RSS_GOAL_MIB} MiB`,
+      pass: rssMax <= RSS_GOAL_MIB,
+    });
+    const connectionsMax = Math.max(maxOf(all, 'processConnections'), maxOf(all, 'serverConnections'));
+    const series = (k: keyof Snapshot) => all.map((s) => fmt(s[k])).join(' / ');
+    report.row({
+      metric: label('DB connections fresh / before loads / max during / after'),
+      value: `${series('processConnections')} (server ${series('serverConnections')}; relay, apart: ${series('relayConnections')}, ${relayAfterRevocation} after the revocations)`,
+      baseline: `budget ${limits.env.DB_POOL_MAX} + ${limits.env.TENANT_CONNECTIONS_MAX}×${limits.env.TENANT_POOL_MAX} + 2`,
+      ratio: '',
+      goal: `≤ ${limits.budget}`,
+      pass: connectionsMax <= limits.budget,
+    });
+    if (single.errors || spread.errors || logins.errors) {
+      report.fail(`tenants (${mode}): ${single.errors + spread.errors} failed introspections, ${logins.errors} failed logins`);
+    }
     log(
-      `tenants: introspection ${fmt(introspection.rps)} req/s p99 ${introspection.p99} ms errors ${introspection.errors}; logins ${fmt(signIns.rps, 1)}/s errors ${signIns.errors}; ` +
-        `RSS ${fmt(before.rssMiB)}/${fmt(duringMax.rssMiB)}/${fmt(after.rssMiB)} MiB; connections ${fmt(before.processConnections)}/${fmt(duringMax.processConnections)}/${fmt(after.processConnections)} (bound ${bound})`,
+      `tenants (${mode}): introspection ${fmt(spread.rps)} req/s p99 ${spread.p99} ms over all (one tenant ${fmt(single.rps)} req/s p99 ${single.p99} ms); ` +
+        `commits during one-tenant / all-tenants / login loads ${commits.oneTenant} / ${commits.allTenants} / ${commits.logins}; logins ${fmt(logins.rps, 1)}/s (bcrypt ${fmt(raw, 1)}/s); RSS max ${fmt(rssMax)} MiB; connections max ${connectionsMax} (budget ${limits.budget}), relay max ${fmt(duringMax.relayConnections)}`,
     );
+
+    for (const row of revocation?.rows ?? []) report.row(row);
   } finally {
+    await b?.stop();
     await instance.stop();
   }
+}
+
+/**
+ * BENCH_REVOCATION_REPS repetitions, each on a random tenant (all tenants taken in
+ * a random order before any comes again) and one of its seeded users picked at
+ * random: B accepts the user's token, then it is revoked — on even repetitions by
+ * deleting the user through A (as the tenant's admin), on odd ones by a plain SQL
+ * UPDATE of the user's sessions in the tenant's storage — and B is polled until it
+ * refuses the token (revocation.ts `measure`).
+ */
+async function revocationOverTenants(
+  ctx: BenchContext,
+  mode: TenantMode,
+  mainUrl: string,
+  tenants: TenantFixture[],
+  perTenant: SeededUser[][],
+  storages: Map<string, TenantStorageRef>,
+  A: string,
+  startB: () => Promise<string>,
+): Promise<{ figures: Record<string, unknown>; rows: Row[] }> {
+  const { report } = ctx;
+  const remaining = perTenant.map((list) => [...list]);
+  const reps = Math.min(ctx.config.revocationReps, remaining.reduce((s, l) => s + l.length, 0));
+  if (!reps) return { figures: { repetitions: 0 }, rows: [] };
+  log(`tenants (${mode}): starting a second instance for revocation`);
+  const B = await startB();
+  const adminTokens = new Map<number, string>();
+  const kinds = ['API change', 'plain SQL'] as const;
+  const results: Record<(typeof kinds)[number], { samples: Array<Sample & { tenant: string }>; errors: string[] }> = {
+    'API change': { samples: [], errors: [] },
+    'plain SQL': { samples: [], errors: [] },
+  };
+  let order: number[] = [];
+  log(`tenants (${mode}): revocation on B, ${reps} changes over random tenants`);
+  for (let i = 0; i < reps; i++) {
+    if (!order.length) order = shuffle(tenants.map((_, ti) => ti)).filter((ti) => remaining[ti].length > 0);
+    const ti = order.shift()!;
+    const t = tenants[ti];
+    const user = remaining[ti].splice(Math.floor(Math.random() * remaining[ti].length), 1)[0];
+    const kindName = kinds[i % 2];
+    let client: Client | undefined;
+    const kind: Kind = {
+      name: `${kindName} (tenant ${t.slug})`,
+      refused: 401,
+      prepare: async () => {
+        const probe = (base: string) => call('POST', `${base}/api/v1/introspect`, { token: user.token }, user.token);
+        if (kindName === 'API change') {
+          let admin = adminTokens.get(ti);
+          if (!admin) {
+            admin = await login(A, t.adminEmail, TENANT_ADMIN_PASSWORD, t.sectorID);
+            adminTokens.set(ti, admin);
+          }
+          const token = admin;
+          return { probe, change: () => ok('DELETE', `${A}/api/v1/users/${user.sub}`, undefined, token) };
+        }
+        const sql = await storageClient(mainUrl, storages.get(t.tenantID)!, 'iam-bench-revoke');
+        client = sql;
+        return {
+          probe,
+          change: async () => {
+            const { rowCount } = await sql.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [user.sub]);
+            if (!rowCount) throw new Error(`no session of user ${user.sub} in tenant ${t.slug}`);
+          },
+        };
+      },
+    };
+    try {
+      results[kindName].samples.push({ tenant: t.slug, ...(await measure(kind, B, A)) });
+    } catch (err) {
+      results[kindName].errors.push(err instanceof Error ? err.message.split('\n')[0] : String(err));
+    } finally {
+      await client?.end().catch(() => undefined);
+    }
+  }
+
+  const summary: Record<string, unknown> = { repetitions: reps };
+  const rows: Row[] = [];
+  for (const name of kinds) {
+    const { samples, errors } = results[name];
+    const n = samples.length + errors.length;
+    if (!n) continue;
+    const delays = samples.map((s) => s.afterAnswerMs).filter((d): d is number => d !== null);
+    const never = samples.length - delays.length;
+    const p50 = delays.length ? percentile(delays, 50) : null;
+    const max = delays.length ? Math.max(...delays) : null;
+    summary[name] = { samples, errors, p50Ms: p50, maxMs: max, never };
+    rows.push({
+      metric: `[${mode}] revocation on B over random tenants: ${name}`,
+      value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms${never ? `, ${never}× never` : ''}${errors.length ? `, ${errors.length} errors` : ''}`,
+      baseline: name === 'API change' ? `${n}× DELETE /users/{sub} on A` : `${n}× UPDATE sessions in SQL`,
+      ratio: '',
+      goal: 'refused within 5 s, every time',
+      pass: never === 0 && errors.length === 0,
+    });
+    if (never) {
+      const notOnA = samples.filter((s) => s.afterAnswerMs === null && !s.refusedOnA).length;
+      report.fail(`tenants (${mode}): revocation (${name}) — B still accepted the token 5 s after the change in ${never} of ${n}${notOnA ? ` (A too in ${notOnA}: the change did not take)` : ''}`);
+    }
+    if (errors.length) report.fail(`tenants (${mode}): revocation (${name}) — ${errors.length} of ${n} failed: ${errors[0]}`);
+    log(`tenants (${mode}): revocation (${name}): p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, never ${never}, errors ${errors.length}`);
+  }
+  return { figures: summary, rows };
 }
