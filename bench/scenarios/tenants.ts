@@ -41,6 +41,9 @@ SELECT gen_random_uuid(), $1::uuid, 'u' || i || '@' || $2, 'u' || i || '@' || $2
 FROM generate_series(1, $4::int) AS i
 RETURNING username`;
 
+/** Tenants whose storage a fresh connection is timed on (the connect cost of a miss). */
+const CONNECT_SAMPLES = 50;
+
 async function inParallel<T, R>(items: T[], parallel: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
@@ -395,6 +398,26 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     // Relay connections left by the revocations (a tenant backend keeps its relay connection while it lives).
     const relayAfterRevocation = (await snapshot()).relayConnections;
     out.relayAfterRevocation = relayAfterRevocation;
+
+    // What a miss costs beyond its query when the tenant's pool is closed: a new connection to its storage (and, in schema mode, its search_path).
+    const connectMs: number[] = [];
+    for (let i = 0; i < CONNECT_SAMPLES; i++) {
+      const ref = storages.get(tenants[Math.floor(Math.random() * tenants.length)].tenantID)!;
+      const c0 = performance.now();
+      const client = await storageClient(dep.databaseUrl, ref, 'iam-bench-connect');
+      await client.query('SELECT 1');
+      connectMs.push(performance.now() - c0);
+      await client.end();
+    }
+    out.connectOnMissMs = { p50: percentile(connectMs, 50), p99: percentile(connectMs, 99), samples: CONNECT_SAMPLES };
+    report.row({
+      metric: label(`connect cost of a miss on a closed tenant pool (${CONNECT_SAMPLES} random tenants)`),
+      value: `p50 ${fmt(percentile(connectMs, 50), 1)} ms, p99 ${fmt(percentile(connectMs, 99), 1)} ms`,
+      baseline: '',
+      ratio: '',
+      goal: '',
+      pass: null,
+    });
 
     const ratio = ratioOf(spread.rps, single.rps);
     report.row({

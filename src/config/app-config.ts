@@ -406,7 +406,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
     authCacheEntries: int(env, 'AUTH_CACHE_ENTRIES', 200_000, 0, 10_000_000),
     authRelayUrl: url(env, 'AUTH_RELAY_URL', ['postgres:', 'postgresql:']),
-    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 60_000, 100, 3_600_000),
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 600_000, 100, 3_600_000),
     authCacheHeartbeatMs: int(env, 'AUTH_CACHE_HEARTBEAT_MS', 5_000, 50, 600_000),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -15,12 +15,18 @@ export interface SectorRoute {
   isDefault: boolean;
 }
 
-const TENANT_CACHE_MS = 5_000;
+/**
+ * How long a tenant row is trusted without news of it: every change that matters is
+ * announced on the directory channel (a move: `tenant:<id>`; a new signing key:
+ * `keys`), so this only bounds what a lost announcement could leave stale.
+ */
+const TENANT_CACHE_MS = 60_000;
 
 /**
  * Read side of the main database's directory: tenants by id, slug and platform
- * flag, and which tenant a sector belongs to. Tenant rows are cached for a few
- * seconds (their `kid` changes on rotation); sector routes never change.
+ * flag, and which tenant a sector belongs to. Tenant rows are cached until the
+ * directory announces a change of them (their `kid` changes on rotation, their server
+ * on a move), for a minute at most; sector routes never change.
  */
 @Injectable()
 export class TenantDirectory {
@@ -31,7 +37,7 @@ export class TenantDirectory {
   constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource, changes: DirectoryChanges) {
     // A tenant row changed by any instance or command (a move to another server): read it again at once.
     changes.subscribe((what) => {
-      if (what === '*') this.tenants.clear();
+      if (what === '*' || what === 'keys') this.tenants.clear();
       else if (what.startsWith(TENANT_CHANGE)) this.tenants.delete(what.slice(TENANT_CHANGE.length));
     });
   }
