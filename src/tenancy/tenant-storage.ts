@@ -11,9 +11,9 @@ import type { TenantLocation } from './tenant.entity';
 import { migrateUnderLock } from './tenant-db';
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-/** While holding a database's writes: how often, and how long at most, to wait for its writing sessions to end. */
-const WRITERS_POLL_MS = 20;
-const WRITERS_WAIT_MS = 10_000;
+/** While holding a database's writes: how often to look for its writable sessions, and how long to let their transactions finish before ending them anyway. */
+const WRITERS_POLL_MS = 10;
+const WRITERS_WAIT_MS = 5_000;
 
 /**
  * Creates and drops the physical storage of tenants: a database cloned from a
@@ -205,19 +205,21 @@ export class TenantStorageService {
   }
 
   /**
-   * Stops writes to a tenant's database (a move's pause): new sessions start read-only,
-   * the ones open now are ended, and this answers once no session of it holds a
-   * transaction that wrote. Reads go on.
+   * Stops writes to a tenant's database (a move's pause): new sessions start read-only;
+   * the sessions opened before are ended as soon as they are idle (a transaction under
+   * way finishes first; after WRITERS_WAIT_MS the rest are ended anyway), and this
+   * answers once none of them is left. Reads go on.
    */
   async holdWrites(location: TenantLocation): Promise<void> {
     const name = this.ownDatabase(location);
     await this.withAdminClient(this.serverOf(location), async (client) => {
       await client.query(`ALTER DATABASE ${quoteIdent(name)} SET default_transaction_read_only = on`);
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      const { rows: since } = await client.query<{ at: Date }>('SELECT clock_timestamp() AS at');
       for (let waited = 0; ; waited += WRITERS_POLL_MS) {
-        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_xid IS NOT NULL', [name]);
+        const idleOnly = waited < WRITERS_WAIT_MS ? `AND state = 'idle'` : '';
+        await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND backend_start < $2 AND pid <> pg_backend_pid() ${idleOnly}`, [name, since[0].at]);
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_start < $2', [name, since[0].at]);
         if (rows[0].n === 0) return;
-        if (waited >= WRITERS_WAIT_MS) throw new Error(`sessions of ${name} still hold write transactions after ${WRITERS_WAIT_MS} ms`);
         await new Promise((r) => setTimeout(r, WRITERS_POLL_MS));
       }
     });

@@ -8,8 +8,9 @@ const CONNECTION_MESSAGES = [
   'Connection is not established',
   'the database system is shutting down',
   'the database system is starting up',
-  // TypeORM's answer when a transaction's connection was ended under it (its rollback then finds the runner released).
+  // TypeORM's answers when a transaction's connection was ended under it (what runs next, or its rollback, finds the runner released).
   'Query runner already released',
+  'Database connection provided by a query runner was already released',
 ];
 
 function driverErrorOf(err: unknown): Record<string, unknown> | undefined {
