@@ -1,11 +1,10 @@
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 
 /** Rows per batch read from the source and written to the target. */
 const BATCH_ROWS = 1_000;
 /** TypeORM's own bookkeeping: the target, cloned from the same template, already has it. */
 const SKIPPED_TABLES = new Set(['migrations']);
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 interface Table {
   name: string;
@@ -32,10 +31,10 @@ export async function copyDatabase(source: Client, target: Client): Promise<Copy
   await source.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   await target.query('BEGIN');
   try {
-    if (tables.length) await target.query(`TRUNCATE ${tables.map((t) => quoteIdent(t.name)).join(', ')} CASCADE`);
+    if (tables.length) await target.query(`TRUNCATE ${tables.map((t) => escapeIdentifier(t.name)).join(', ')} CASCADE`);
     for (const table of tables) {
-      const name = quoteIdent(table.name);
-      const columns = table.columns.map(quoteIdent).join(', ');
+      const name = escapeIdentifier(table.name);
+      const columns = table.columns.map(escapeIdentifier).join(', ');
       await target.query(`ALTER TABLE ${name} DISABLE TRIGGER USER`);
       let after = '(0,0)';
       let copied = 0;

@@ -71,11 +71,10 @@ export class TenantConnections implements OnApplicationShutdown {
       existing.lastUsed = Date.now();
       return existing.ds;
     }
-    // The tenant moved to another server since its pool was opened: that pool goes.
-    const parkedHere = this.parked.get(tenant.id);
-    if (existing || (parkedHere && parkedHere.server !== server)) void this.close(tenant.id);
+    // A pool (open or parked) of the server the tenant was on before a move goes.
+    if (existing || (this.parked.has(tenant.id) && this.parked.get(tenant.id)?.server !== server)) void this.close(tenant.id);
     const parked = this.parked.get(tenant.id)?.ds;
-    if (parked) this.parked.delete(tenant.id);
+    this.parked.delete(tenant.id);
     const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((ds) => this.upToDate(tenant, ds)), server, lastUsed: Date.now() };
     this.open.set(tenant.id, entry);
     entry.ds.then(

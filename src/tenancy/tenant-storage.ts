@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, MAIN_SERVER } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
@@ -10,7 +10,6 @@ import { DirectoryRepository } from './directory.repository';
 import type { TenantLocation } from './tenant.entity';
 import { migrateUnderLock } from './tenant-db';
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** While holding a database's writes: how often to look for its writable sessions, and how long to let their transactions finish before ending them anyway. */
 const WRITERS_POLL_MS = 10;
 const WRITERS_WAIT_MS = 5_000;
@@ -148,7 +147,7 @@ export class TenantStorageService {
     await this.withAdminClient(server, async (client) => {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
       if (exists.rowCount === 0) {
-        await client.query(`CREATE DATABASE ${quoteIdent(name)}`).catch((err: { code?: string }) => {
+        await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`).catch((err: { code?: string }) => {
           if (err.code !== '42P04') throw err;
         });
       }
@@ -185,7 +184,7 @@ export class TenantStorageService {
       if (location.storage === 'pooled' && location.databaseName) {
         await this.createFromTemplate(client, location.databaseName);
       } else if (location.storage === 'schema' && location.schemaName) {
-        await client.query(`CREATE SCHEMA ${quoteIdent(location.schemaName)}`);
+        await client.query(`CREATE SCHEMA ${escapeIdentifier(location.schemaName)}`);
       }
     });
   }
@@ -194,7 +193,7 @@ export class TenantStorageService {
     // The template may be briefly in use while an instance migrates it at start.
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.query(`CREATE DATABASE ${quoteIdent(database)} TEMPLATE ${quoteIdent(this.templateDatabase)}`);
+        await client.query(`CREATE DATABASE ${escapeIdentifier(database)} TEMPLATE ${escapeIdentifier(this.templateDatabase)}`);
         return;
       } catch (err) {
         const code = (err as { code?: string }).code;
@@ -213,7 +212,7 @@ export class TenantStorageService {
   async holdWrites(location: TenantLocation): Promise<void> {
     const name = this.ownDatabase(location);
     await this.withAdminClient(this.serverOf(location), async (client) => {
-      await client.query(`ALTER DATABASE ${quoteIdent(name)} SET default_transaction_read_only = on`);
+      await client.query(`ALTER DATABASE ${escapeIdentifier(name)} SET default_transaction_read_only = on`);
       const { rows: since } = await client.query<{ at: Date }>('SELECT clock_timestamp() AS at');
       for (let waited = 0; ; waited += WRITERS_POLL_MS) {
         const idleOnly = waited < WRITERS_WAIT_MS ? `AND state = 'idle'` : '';
@@ -231,7 +230,7 @@ export class TenantStorageService {
     await this.withAdminClient(this.serverOf(location), async (client) => {
       const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
       if (!rowCount) return;
-      await client.query(`ALTER DATABASE ${quoteIdent(name)} RESET default_transaction_read_only`);
+      await client.query(`ALTER DATABASE ${escapeIdentifier(name)} RESET default_transaction_read_only`);
       await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
     });
   }
@@ -245,9 +244,9 @@ export class TenantStorageService {
   async drop(location: TenantLocation): Promise<void> {
     await this.withAdminClient(this.serverOf(location), async (client) => {
       if (location.storage === 'pooled' && location.databaseName) {
-        await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(location.databaseName)} WITH (FORCE)`);
+        await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(location.databaseName)} WITH (FORCE)`);
       } else if (location.storage === 'schema' && location.schemaName) {
-        await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(location.schemaName)} CASCADE`);
+        await client.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(location.schemaName)} CASCADE`);
       }
     });
   }
