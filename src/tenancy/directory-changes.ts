@@ -1,9 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { MAIN_DATABASE_URL } from '../database/tokens';
-import { DIRECTORY_CHANNEL } from './directory.repository';
 
 const RECONNECT_MS = 2_000;
+
+/** The channel on which the directory announces changes to every instance (delivered at commit). */
+export const DIRECTORY_CHANNEL = 'iam_directory';
+/** The directory announcement of a changed tenant row (a move to another server): `tenant:<id>`. */
+export const TENANT_CHANGE = 'tenant:';
 
 /**
  * Every instance learns of directory changes made by any instance: one
@@ -63,7 +67,8 @@ export class DirectoryChanges implements OnApplicationBootstrap, OnApplicationSh
     this.retry.unref();
   }
 
-  private emit(what: string): void {
+  /** Tells this instance's subscribers of a change (the announcement's own notification reaches them again, harmlessly). */
+  emit(what: string): void {
     for (const s of this.subscribers) s(what);
   }
 }

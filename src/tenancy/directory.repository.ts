@@ -10,6 +10,7 @@ import { SectorDirectoryEntity } from './sector-directory.entity';
 import { SigningKeyEntity } from './signing-key.entity';
 import { TenantEntity } from './tenant.entity';
 import { rowsOf } from './tenant-db';
+import { DIRECTORY_CHANNEL, DirectoryChanges, TENANT_CHANGE } from './directory-changes';
 import type { TenantLocation } from './tenant.entity';
 
 /** A tenant move under way (servers by name; null: the main database's server). */
@@ -29,10 +30,6 @@ export interface SectorEntryInput {
   allowedOrigins: string[];
 }
 
-/** The channel on which the directory announces changes to every instance (delivered at commit). */
-export const DIRECTORY_CHANNEL = 'iam_directory';
-/** The directory announcement of a changed tenant row (a move to another server): `tenant:<id>`. */
-export const TENANT_CHANGE = 'tenant:';
 
 /**
  * The main database's directory tables — `tenants`, `signing_keys` and
@@ -43,7 +40,10 @@ export const TENANT_CHANGE = 'tenant:';
  */
 @Injectable()
 export class DirectoryRepository {
-  constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource) {}
+  constructor(
+    @Inject(MAIN_DATA_SOURCE) private readonly main: DataSource,
+    private readonly changes: DirectoryChanges,
+  ) {}
 
   // ---- tenants ----------------------------------------------------------------
 
@@ -306,10 +306,17 @@ export class DirectoryRepository {
     await this.announce(this.main.manager, 'sectors');
   }
 
-  /** Tells every instance (LISTEN on DIRECTORY_CHANNEL) that part of the directory changed, when `em`'s transaction commits. */
+  /**
+   * Tells every instance (LISTEN on DIRECTORY_CHANNEL) that part of the directory
+   * changed, when `em`'s transaction commits. Outside a transaction the change is
+   * committed once this returns, so this instance's subscribers hear of it at once,
+   * without waiting for the notification to come back.
+   */
   private async announce(em: EntityManager, what: string): Promise<void> {
     await em.query('SELECT pg_notify($1, $2)', [DIRECTORY_CHANNEL, what]);
+    if (!em.queryRunner?.isTransactionActive) this.changes.emit(what);
   }
+
 
   /** A tenant's sectors as the directory lists them, default first, then by slug. */
   sectorEntries(tenantId: string): Promise<SectorDirectoryEntity[]> {

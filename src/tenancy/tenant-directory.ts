@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { DirectoryChanges } from './directory-changes';
-import { TENANT_CHANGE } from './directory.repository';
+import { DirectoryChanges, TENANT_CHANGE } from './directory-changes';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
