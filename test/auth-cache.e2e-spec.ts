@@ -248,6 +248,23 @@ describe('authorization-state cache: a listener whose connection dies silently',
     expect(cacheOfB().listening).toBe(listening);
   });
 
+  it("refuses a token revoked through the other instance at B's next request, even while B's listener hears late", async () => {
+    const { token, id } = await newApiToken('late');
+    await warmOnB(token);
+    // B hears every notification 150 ms late (under the 300 ms heartbeat deadline: the listener stays live).
+    expect(proxy.delay('iam-auth-listener', 150)).toBeGreaterThan(0);
+    try {
+      await revoke(id);
+      // Answered by A after the commit; B's next request waits for its barrier, which comes
+      // back after the revocation's notification: refused, not answered from the cache.
+      const res = await listOnB(token);
+      expect({ status: res.status, reason: res.body.details?.[0]?.reason }).toEqual({ status: 401, reason: 'TOKEN_INVALID' });
+      expect(cacheOfB().listening).toBe(1);
+    } finally {
+      proxy.delay('iam-auth-listener', 0);
+    }
+  });
+
   it('refuses a token revoked through the other instance once the heartbeat finds the listener dead, not at the TTL', async () => {
     const { token, id } = await newApiToken('silenced');
     await warmOnB(token);

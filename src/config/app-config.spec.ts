@@ -20,6 +20,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_HEARTBEAT_MS: 'soon' })).toThrow('AUTH_CACHE_HEARTBEAT_MS');
   });
 
+  it('takes the authorization-cache consistency (strict by default) and refuses another word', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).authCacheConsistency).toBe('strict');
+    expect(loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_CONSISTENCY: 'bounded' }).authCacheConsistency).toBe('bounded');
+    expect(() => loadConfig({ DATA_DIR: dataDir(), AUTH_CACHE_CONSISTENCY: 'eventual' })).toThrow('AUTH_CACHE_CONSISTENCY');
+  });
+
   it('generates a development master key once and reuses it', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });

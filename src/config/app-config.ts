@@ -83,6 +83,13 @@ export interface AppConfig {
    * hears nothing for two intervals is treated as failed (its cache dropped).
    */
   authCacheHeartbeatMs: number;
+  /**
+   * `strict`: a cached state is served only once this instance has heard every
+   * change committed before the request arrived (one NOTIFY round trip on its
+   * listener, shared by every request waiting); `bounded`: served at once, and a
+   * change made on another instance applies here as soon as its notification arrives.
+   */
+  authCacheConsistency: 'strict' | 'bounded';
   transactionTtlSeconds: number;
   shutdownTimeoutMs: number;
   /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
@@ -408,6 +415,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     authRelayUrl: url(env, 'AUTH_RELAY_URL', ['postgres:', 'postgresql:']),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 600_000, 100, 3_600_000),
     authCacheHeartbeatMs: int(env, 'AUTH_CACHE_HEARTBEAT_MS', 5_000, 50, 600_000),
+    authCacheConsistency: oneOf(env, 'AUTH_CACHE_CONSISTENCY', ['strict', 'bounded'] as const, 'strict'),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),

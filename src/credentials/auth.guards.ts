@@ -72,6 +72,7 @@ export class AuthenticationGuard implements CanActivate {
     // A repeated credential is answered from the caches without a promise or
     // passport's per-request machinery; the same CredentialService, so the same
     // checks and errors. Anything else goes through the bearer strategy.
+    if (header !== undefined) await this.credentials.ready();
     const cached = header === undefined ? undefined : this.credentials.authenticateCached(bearerCredential(header));
     req.user = cached ?? (await this.throughPassport(req));
     return true;

@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
+import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { ApiTokenService } from '../api-token/api-token.service';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { SIGN_IN } from '../auth/engine/sign-in-engine';
@@ -30,7 +31,17 @@ export class CredentialService {
     private readonly users: UserRepository,
     private readonly apiTokens: ApiTokenService,
     private readonly transactions: AuthTransactionRepository,
+    private readonly authStates: AuthStateCache,
   ) {}
+
+  /**
+   * Resolves once this request may be answered from the caches: every revoking
+   * change committed anywhere before it arrived has been heard here (see
+   * AuthStateCache.sync). Until then `authenticateCached` answers undefined.
+   */
+  async ready(): Promise<void> {
+    await this.authStates.sync();
+  }
 
   async authenticate(credential: string): Promise<Principal> {
     if (this.apiTokens.isApiToken(credential)) return this.apiTokens.authenticate(credential);

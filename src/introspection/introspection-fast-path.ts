@@ -108,6 +108,7 @@ export class IntrospectionFastPath {
     // On a repeated credential and token everything is cached: the synchronous
     // variants answer without a promise each, the same checks and errors.
     const credential = bearerCredential(req.headers.authorization);
+    await this.credentials.ready();
     const principal = this.credentials.authenticateCached(credential) ?? (await this.credentials.authenticate(credential));
     noteRequestScope(principal.tenant.id, principal.sectorId, actorOf(principal));
     if (!allows(Role.AUTHENTICATED, principal)) throw DomainError.permissionDenied();

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { requestContext } from '../common/http/request-context';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MAIN_DATABASE_URL } from '../database/tokens';
 import { TenantConnections } from './tenant-connections';
@@ -25,11 +26,27 @@ const SETTLE_FAILING_MS = 1_000;
 /** Idle time before the kernel probes the listener's TCP connection (keepalive; the heartbeat is what bounds trust). */
 const KEEPALIVE_IDLE_MS = 10_000;
 /**
- * A heartbeat not back by the heartbeat tick after next (two intervals after it
+ * A barrier not back by the heartbeat tick after next (two intervals after it
  * was sent) fails the listener; 1.5 intervals so a timer a little late or early
  * still decides at that tick.
  */
 const HEARTBEAT_DEADLINE_INTERVALS = 1.5;
+/**
+ * Requests wait at most this long for a barrier; past it they read the database
+ * (a listener that stopped hearing is given up by the heartbeat, later).
+ */
+const BARRIER_WAIT_MS = 500;
+const NOT_SYNCED = Promise.resolve(false);
+const SYNCED = Promise.resolve(true);
+
+/** A barrier notification on its way: sent at `sentAt`, it answers `waiters` when it comes back. */
+interface Barrier {
+  seq: number;
+  sentAt: number;
+  waiters: Array<(heard: boolean) => void>;
+  /** Gives up the waiters after BARRIER_WAIT_MS. */
+  timer?: NodeJS.Timeout;
+}
 
 interface Entry {
   value: unknown;
@@ -69,13 +86,20 @@ interface TenantState {
  *    it has seen that transaction end (committed and visible, or aborted) in the
  *    tenant's database. An announcement that cannot be made fails the change itself.
  *  - State is cached only while the listener is live. When it fails — closed, or
- *    silent: its heartbeat (a NOTIFY on its own channel every
- *    AUTH_CACHE_HEARTBEAT_MS) not back within two intervals — everything cached is
+ *    silent: its barrier (sent at least every AUTH_CACHE_HEARTBEAT_MS, the
+ *    heartbeat) not back within two intervals — everything cached is
  *    dropped at once and every tenant is read through until a new listener is live;
  *    a new listener first takes the still unsettled announcements from the main
  *    database (kept ten minutes), so one made while it was away is not missed.
  *  - A read that started before a change of its tenant was heard of is not cached,
  *    so a value read just before a commit never outlives it.
+ *  - A request is answered from the cache only once this instance has heard every
+ *    announcement committed before the request arrived (AUTH_CACHE_CONSISTENCY
+ *    `strict`, the default): the listener notifies itself, and PostgreSQL delivers
+ *    notifications in commit order, so when that barrier comes back every earlier
+ *    announcement has been heard. One barrier in flight serves every request that
+ *    arrived before it was sent. So a logout answered by one instance is refused by
+ *    the next request on any other, not a notification's delivery later.
  *  - The instance that made a change drops its own entries at once (`forget`),
  *    without waiting for the announcement. Entries expire after AUTH_CACHE_TTL_MS
  *    as a last resort.
@@ -97,12 +121,13 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
   private epoch = 0;
   /** The counter tenants' generations are taken from. */
   private changes = 0;
-  /** This listener's own heartbeat channel (`iam_auth_hb_<random>`): nobody else listens on it, the triggers never notify it. */
+  /** This listener's own barrier channel (`iam_auth_hb_<random>`): nobody else listens on it, the triggers never notify it. */
   private readonly beat = `iam_auth_hb_${randomBytes(8).toString('hex')}`;
-  /** When the heartbeat awaited now was sent; 0 once any notification (the heartbeat or another) has arrived since. */
-  private awaitedSince = 0;
-  /** A heartbeat NOTIFY is on the wire (at most one). */
-  private beating = false;
+  /** The barrier on the wire (at most one), and the requests waiting for the next one. */
+  private barrier: Barrier | undefined;
+  private queued: Array<(heard: boolean) => void> = [];
+  private barriers = 0;
+  private readonly strict: boolean;
   private retry: NodeJS.Timeout | undefined;
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout | undefined;
@@ -118,6 +143,7 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     private readonly directory: TenantDirectory,
   ) {
     this.enabled = config.authCacheEntries > 0;
+    this.strict = config.authCacheConsistency === 'strict';
     if (this.enabled) {
       this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
       this.sweeper.unref();
@@ -139,7 +165,14 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
   async read<T>(tenant: TenantEntity, key: string, load: () => Promise<T | null>, tagOf: (value: T) => string): Promise<T | null> {
     if (!this.enabled) return load();
     const hit = this.hitIn<T>(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      if (this.synced()) return hit;
+      // Served only once every change committed before this request is heard (and has dropped what it names).
+      if (await this.sync()) {
+        const still = this.hitIn<T>(key);
+        if (still !== undefined) return still;
+      }
+    }
     this.misses++;
     const now = Date.now();
     const epoch = this.epoch;
@@ -159,11 +192,40 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
 
   /**
    * What `read` would answer from the cache, synchronously: the cached value, or
-   * undefined when `read` would go to the database (the hot path's way to skip
-   * promises on a hit).
+   * undefined when `read` would go to the database or wait for `sync` (the hot
+   * path's way to skip promises on a hit).
    */
   peek<T>(_tenant: TenantEntity, key: string): T | undefined {
-    return this.enabled ? this.hitIn<T>(key) : undefined;
+    return this.enabled && this.synced() ? this.hitIn<T>(key) : undefined;
+  }
+
+  /**
+   * Waits until this instance has heard every change announced before the call
+   * (a barrier notification sent after it has come back), and marks the current
+   * request as synced so its cache hits are answered at once. True when so; false
+   * when the listener is not live (nothing is served from the cache then).
+   * With AUTH_CACHE_CONSISTENCY `bounded`, true at once.
+   */
+  sync(): Promise<boolean> {
+    if (!this.enabled) return NOT_SYNCED;
+    if (!this.strict) return SYNCED;
+    const client = this.client;
+    if (!this.live || !client) return NOT_SYNCED;
+    // A barrier that is late already: this listener may have stopped hearing; read through.
+    if (this.barrier && Date.now() - this.barrier.sentAt > BARRIER_WAIT_MS) return NOT_SYNCED;
+    const context = requestContext.getStore();
+    return new Promise<boolean>((resolve) => {
+      this.queued.push((heard) => {
+        if (heard && context) context.authSynced = true;
+        resolve(heard);
+      });
+      if (!this.barrier) this.sendBarrier(client);
+    });
+  }
+
+  /** Whether the current request may be answered from the cache without waiting. */
+  private synced(): boolean {
+    return !this.strict || requestContext.getStore()?.authSynced === true;
   }
 
   private hitIn<T>(key: string): T | undefined {
@@ -207,6 +269,7 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     clearInterval(this.heartbeat);
     clearTimeout(this.retry);
     this.live = false;
+    this.releaseWaiters();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -215,19 +278,17 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.mainUrl, application_name: 'iam-auth-listener', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
     this.client = client;
-    this.awaitedSince = 0;
-    this.beating = false;
     client.on('notification', (n) => {
       if (this.client !== client) return;
-      // Any notification proves the listening socket still receives; a heartbeat is only that.
-      this.awaitedSince = 0;
       if (n.channel === CHANGES_CHANNEL) this.announced(n.payload ?? '');
+      else if (n.channel === this.beat) this.barrierBack(client, n.payload ?? '');
     });
     client.on('error', (err) => this.fail(client, err));
     client.on('end', () => this.fail(client, new Error('connection ended')));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.beat}`);
+      // A barrier's commit needs no flush to disk: it carries nothing to keep.
+      await client.query(`SET synchronous_commit TO off; LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.beat}`);
       // Announced while no listener of this instance was there, and perhaps not settled yet.
       const { rows } = await client.query<{ tenant_id: string; xid: string; tags: string[] }>(
         `SELECT tenant_id, xid, tags FROM auth_change_hints WHERE xid IS NOT NULL AND created_at > now() - interval '${HINT_KEEP}' ORDER BY id`,
@@ -319,39 +380,72 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     this.changed(tenantId, tags === '*' ? '*' : [...tags]);
   }
 
+  /** Sends a barrier for the requests queued so far: a notification to this listener alone. */
+  private sendBarrier(client: Client): void {
+    const barrier: Barrier = { seq: ++this.barriers, sentAt: Date.now(), waiters: this.queued };
+    this.queued = [];
+    this.barrier = barrier;
+    if (barrier.waiters.length > 0) barrier.timer = setTimeout(() => this.stopWaiting(barrier), BARRIER_WAIT_MS);
+    client.query(`NOTIFY ${this.beat}, '${barrier.seq}'`).catch((err: Error) => this.fail(client, err));
+  }
+
   /**
-   * The heartbeat tick: fails the listener when its heartbeat has not come back two
-   * intervals after it was sent, and sends the next one when none is in flight.
+   * A barrier came back: every notification committed before it has been handled
+   * (they arrive in commit order, each handled as it is read), so its waiters are
+   * synced. The next barrier leaves for those who queued meanwhile.
+   */
+  private barrierBack(client: Client, payload: string): void {
+    const barrier = this.barrier;
+    if (!barrier || payload !== String(barrier.seq)) return;
+    this.barrier = undefined;
+    clearTimeout(barrier.timer);
+    for (const waiter of barrier.waiters) waiter(true);
+    if (this.queued.length > 0 && this.live) this.sendBarrier(client);
+  }
+
+  /**
+   * The heartbeat tick: fails the listener when its barrier has not come back two
+   * intervals after it was sent, and sends one when none is in flight (an idle
+   * listener proves it still hears).
    */
   private beatOnce(): void {
     const client = this.client;
     if (!this.live || !client) return;
-    const now = Date.now();
-    if (this.awaitedSince !== 0 && now - this.awaitedSince > this.config.authCacheHeartbeatMs * HEARTBEAT_DEADLINE_INTERVALS) {
-      this.overdue(client);
-      return;
-    }
-    if (this.beating) return;
-    this.beating = true;
-    if (this.awaitedSince === 0) this.awaitedSince = now;
-    client.query(`NOTIFY ${this.beat}`).then(
-      () => (this.beating = false),
-      (err: Error) => this.fail(client, err),
-    );
+    const barrier = this.barrier;
+    if (barrier === undefined) this.sendBarrier(client);
+    else if (Date.now() - barrier.sentAt > this.config.authCacheHeartbeatMs * HEARTBEAT_DEADLINE_INTERVALS) this.overdue(client, barrier);
   }
 
   /**
-   * Fails a listener whose heartbeat is overdue — after the event loop has read
-   * what is waiting on the sockets (a check callback runs after I/O), so a loop
-   * that was merely busy does not fail a listener whose heartbeat is there unread.
+   * Fails a listener whose barrier is overdue — after the event loop has read what
+   * is waiting on the sockets (a check callback runs after I/O), so a loop that was
+   * merely busy does not fail a listener whose barrier is there unread.
    */
-  private overdue(client: Client): void {
-    const since = this.awaitedSince;
+  private overdue(client: Client, barrier: Barrier): void {
     setImmediate(() => {
-      if (this.awaitedSince === since && this.client === client) {
+      if (this.barrier === barrier && this.client === client) {
         this.fail(client, new Error(`no heartbeat back within ${2 * this.config.authCacheHeartbeatMs} ms`));
       }
     });
+  }
+
+  /** A barrier is late: its waiters and those queued behind it read the database; the heartbeat judges the listener. */
+  private stopWaiting(barrier: Barrier): void {
+    if (this.barrier !== barrier) return;
+    const waiters = [...barrier.waiters, ...this.queued];
+    barrier.waiters = [];
+    this.queued = [];
+    for (const waiter of waiters) waiter(false);
+  }
+
+  /** Answers every request waiting for a barrier: not synced (the listener is gone). */
+  private releaseWaiters(): void {
+    const barrier = this.barrier;
+    this.barrier = undefined;
+    clearTimeout(barrier?.timer);
+    const waiters = [...(barrier?.waiters ?? []), ...this.queued];
+    this.queued = [];
+    for (const waiter of waiters) waiter(false);
   }
 
   /** Stops caching: every entry goes at once, every tenant is read through until a new listener is live. */
@@ -361,6 +455,7 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     this.live = false;
     this.epoch++;
     this.clearAll();
+    this.releaseWaiters();
     void client.end().catch(() => undefined);
     if (this.stopped) return;
     this.logger.warn(`Listening for authorization changes failed (${err.message}); reading through until it is back`);

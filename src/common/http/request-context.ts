@@ -17,6 +17,8 @@ export interface RequestContext {
   actor?: RequestActor;
   /** The client's User-Agent (trimmed), for the sessions a sign-in opens. */
   userAgent?: string;
+  /** Set once the request has waited for the authorization-state cache to hear every change committed before it arrived. */
+  authSynced?: boolean;
 }
 
 /** The request a piece of code runs for (set by the request-id middleware, filled in by the role guard). */
