@@ -33,4 +33,8 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # SIGTERM drains in-flight requests, closes pools and stops the embedded database.
 STOPSIGNAL SIGTERM
+# V8 sizes its heap from the machine's memory when nothing limits it, and a busy
+# instance then grows far past what it keeps; 320 MiB holds the default caches
+# (AUTH_CACHE_ENTRIES) with room. Override with -e NODE_OPTIONS=--max-old-space-size=N.
+ENV NODE_OPTIONS=--max-old-space-size=320
 CMD ["node", "dist/src/main.js"]

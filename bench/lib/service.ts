@@ -103,7 +103,7 @@ export async function startService(
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('BENCH_') || key === 'HTTP_ADAPTER' || key === 'MASTER_KEYS') delete env[key];
   const profiles = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true' ? join(runDir, 'profiles', name) : undefined;
-  const child = spawn(process.execPath, [...profileArgs(profiles), join(dep.build, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...profileArgs(profiles), ...startFlags(), join(dep.build, 'src', 'main.js')], {
     cwd: dirname(dep.build),
     env: {
       ...env,
@@ -137,4 +137,10 @@ export async function startService(
   }
   await instance.stop();
   throw new Error(`${name} not ready within 180 s; ${logFile}:\n${tail(logFile)}`);
+}
+
+/** Node's flags in `npm start` (the heap limit): the service is measured as it is started. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
