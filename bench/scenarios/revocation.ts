@@ -25,6 +25,11 @@ export interface Sample {
   refusedOnA?: boolean;
 }
 
+/** How many of the samples B refused at its first request after A's answer. */
+export function refusedAtOnce(samples: Sample[]): number {
+  return samples.filter((s) => s.afterAnswerMs !== null && s.polls === 1).length;
+}
+
 export async function measure(kind: Kind, b: string, a: string): Promise<Sample> {
   const { probe, change } = await kind.prepare();
   // B must accept the credential first (and has it in whatever cache it keeps).
@@ -97,7 +102,7 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
   ];
 
   const background = startLoad({ ...introspectionRequest(B, t.adminToken), connections: 20, duration: 3600 });
-  const results: Record<string, { samples: Sample[]; p50Ms: number | null; maxMs: number | null; never: number }> = {};
+  const results: Record<string, { samples: Sample[]; p50Ms: number | null; maxMs: number | null; never: number; refusedAtFirstRequest: number }> = {};
   try {
     for (const kind of kinds) {
       log(`revocation: ${kind.name} ×${reps}`);
@@ -107,10 +112,10 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
       const never = samples.length - delays.length;
       const p50 = delays.length ? percentile(delays, 50) : null;
       const max = delays.length ? Math.max(...delays) : null;
-      results[kind.name] = { samples, p50Ms: p50, maxMs: max, never };
+      results[kind.name] = { samples, p50Ms: p50, maxMs: max, never, refusedAtFirstRequest: refusedAtOnce(samples) };
       report.row({
         metric: `revocation on B: ${kind.name}`,
-        value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms${never ? `, ${never}× never` : ''}`,
+        value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, refused at B's first request ${refusedAtOnce(samples)} of ${samples.length}${never ? `, ${never}× never` : ''}`,
         baseline: `${reps} changes on A`,
         ratio: '',
         goal: 'refused within 5 s, every time',

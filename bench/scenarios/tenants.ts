@@ -21,7 +21,7 @@ import { figures, LoadFigures, percentile, rotating, runLoad, sleep } from '../l
 import { fmt, log, ratioOf, Row, times } from '../lib/report';
 import { deployment, ServiceInstance, startService } from '../lib/service';
 import { bcryptPerSecond, loginSeconds } from './login';
-import { Kind, measure, Sample } from './revocation';
+import { Kind, measure, refusedAtOnce, Sample } from './revocation';
 
 /** Tenants provisioned at a time. */
 const PARALLEL = 4;
@@ -554,10 +554,10 @@ async function revocationOverTenants(
     const never = samples.length - delays.length;
     const p50 = delays.length ? percentile(delays, 50) : null;
     const max = delays.length ? Math.max(...delays) : null;
-    summary[name] = { samples, errors, p50Ms: p50, maxMs: max, never };
+    summary[name] = { samples, errors, p50Ms: p50, maxMs: max, never, refusedAtFirstRequest: refusedAtOnce(samples) };
     rows.push({
       metric: `[${mode}] revocation on B over random tenants: ${name}`,
-      value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms${never ? `, ${never}× never` : ''}${errors.length ? `, ${errors.length} errors` : ''}`,
+      value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, refused at B's first request ${refusedAtOnce(samples)} of ${samples.length}${never ? `, ${never}× never` : ''}${errors.length ? `, ${errors.length} errors` : ''}`,
       baseline: name === 'API change' ? `${n}× DELETE /users/{sub} on A` : `${n}× UPDATE sessions in SQL`,
       ratio: '',
       goal: 'refused within 5 s, every time',
