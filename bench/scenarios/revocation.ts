@@ -25,9 +25,27 @@ export interface Sample {
   refusedOnA?: boolean;
 }
 
-/** How many of the samples B refused at its first request after A's answer. */
-export function refusedAtOnce(samples: Sample[]): number {
-  return samples.filter((s) => s.afterAnswerMs !== null && s.polls === 1).length;
+/** The figures of a series of samples: delay p50 and max, how many never refused, how many refused at B's first request. */
+export interface SampleSummary {
+  p50Ms: number | null;
+  maxMs: number | null;
+  never: number;
+  refusedAtFirstRequest: number;
+}
+
+export function summarize(samples: Sample[]): SampleSummary {
+  const delays = samples.map((s) => s.afterAnswerMs).filter((d): d is number => d !== null);
+  return {
+    p50Ms: delays.length ? percentile(delays, 50) : null,
+    maxMs: delays.length ? Math.max(...delays) : null,
+    never: samples.length - delays.length,
+    refusedAtFirstRequest: samples.filter((s) => s.afterAnswerMs !== null && s.polls === 1).length,
+  };
+}
+
+/** A summary as a report row's value. */
+export function describe(s: SampleSummary, n: number): string {
+  return `p50 ${fmt(s.p50Ms, 1)} ms, max ${fmt(s.maxMs, 1)} ms, refused at B's first request ${s.refusedAtFirstRequest} of ${n}${s.never ? `, ${s.never}× never` : ''}`;
 }
 
 export async function measure(kind: Kind, b: string, a: string): Promise<Sample> {
@@ -102,20 +120,18 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
   ];
 
   const background = startLoad({ ...introspectionRequest(B, t.adminToken), connections: 20, duration: 3600 });
-  const results: Record<string, { samples: Sample[]; p50Ms: number | null; maxMs: number | null; never: number; refusedAtFirstRequest: number }> = {};
+  const results: Record<string, SampleSummary & { samples: Sample[] }> = {};
   try {
     for (const kind of kinds) {
       log(`revocation: ${kind.name} ×${reps}`);
       const samples: Sample[] = [];
       for (let i = 0; i < reps; i++) samples.push(await measure(kind, B, A));
-      const delays = samples.map((s) => s.afterAnswerMs).filter((d): d is number => d !== null);
-      const never = samples.length - delays.length;
-      const p50 = delays.length ? percentile(delays, 50) : null;
-      const max = delays.length ? Math.max(...delays) : null;
-      results[kind.name] = { samples, p50Ms: p50, maxMs: max, never, refusedAtFirstRequest: refusedAtOnce(samples) };
+      const summary = summarize(samples);
+      const { never } = summary;
+      results[kind.name] = { samples, ...summary };
       report.row({
         metric: `revocation on B: ${kind.name}`,
-        value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, refused at B's first request ${refusedAtOnce(samples)} of ${samples.length}${never ? `, ${never}× never` : ''}`,
+        value: describe(summary, samples.length),
         baseline: `${reps} changes on A`,
         ratio: '',
         goal: 'refused within 5 s, every time',
@@ -123,7 +139,7 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
       });
       const notOnA = samples.filter((s) => s.afterAnswerMs === null && !s.refusedOnA).length;
       if (never) report.fail(`revocation: ${kind.name} — B still accepted the credential 5 s after the change in ${never} of ${reps} repetitions${notOnA ? ` (A too in ${notOnA}: the change did not take)` : ''}`);
-      log(`revocation: ${kind.name}: p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, never ${never}`);
+      log(`revocation: ${kind.name}: p50 ${fmt(summary.p50Ms, 1)} ms, max ${fmt(summary.maxMs, 1)} ms, never ${never}`);
     }
   } finally {
     background.stop();

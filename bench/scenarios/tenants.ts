@@ -21,7 +21,7 @@ import { figures, LoadFigures, percentile, rotating, runLoad, sleep } from '../l
 import { fmt, log, ratioOf, Row, times } from '../lib/report';
 import { deployment, ServiceInstance, startService } from '../lib/service';
 import { bcryptPerSecond, loginSeconds } from './login';
-import { Kind, measure, refusedAtOnce, Sample } from './revocation';
+import { describe, Kind, measure, Sample, summarize } from './revocation';
 
 /** How often the platform admin signs in again while provisioning (well inside a token's lifetime). */
 const PLATFORM_TOKEN_REFRESH_MS = 10 * 60_000;
@@ -562,14 +562,12 @@ async function revocationOverTenants(
     const { samples, errors } = results[name];
     const n = samples.length + errors.length;
     if (!n) continue;
-    const delays = samples.map((s) => s.afterAnswerMs).filter((d): d is number => d !== null);
-    const never = samples.length - delays.length;
-    const p50 = delays.length ? percentile(delays, 50) : null;
-    const max = delays.length ? Math.max(...delays) : null;
-    summary[name] = { samples, errors, p50Ms: p50, maxMs: max, never, refusedAtFirstRequest: refusedAtOnce(samples) };
+    const delays = summarize(samples);
+    const { never } = delays;
+    summary[name] = { samples, errors, ...delays };
     rows.push({
       metric: `[${mode}] revocation on B over random tenants: ${name}`,
-      value: `p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, refused at B's first request ${refusedAtOnce(samples)} of ${samples.length}${never ? `, ${never}× never` : ''}${errors.length ? `, ${errors.length} errors` : ''}`,
+      value: `${describe(delays, samples.length)}${errors.length ? `, ${errors.length} errors` : ''}`,
       baseline: name === 'API change' ? `${n}× DELETE /users/{sub} on A` : `${n}× UPDATE sessions in SQL`,
       ratio: '',
       goal: 'refused within 5 s, every time',
@@ -580,7 +578,7 @@ async function revocationOverTenants(
       report.fail(`tenants (${mode}): revocation (${name}) — B still accepted the token 5 s after the change in ${never} of ${n}${notOnA ? ` (A too in ${notOnA}: the change did not take)` : ''}`);
     }
     if (errors.length) report.fail(`tenants (${mode}): revocation (${name}) — ${errors.length} of ${n} failed: ${errors[0]}`);
-    log(`tenants (${mode}): revocation (${name}): p50 ${fmt(p50, 1)} ms, max ${fmt(max, 1)} ms, never ${never}, errors ${errors.length}`);
+    log(`tenants (${mode}): revocation (${name}): p50 ${fmt(delays.p50Ms, 1)} ms, max ${fmt(delays.maxMs, 1)} ms, never ${never}, errors ${errors.length}`);
   }
   return { figures: summary, rows };
 }

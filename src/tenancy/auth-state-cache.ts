@@ -429,21 +429,23 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     });
   }
 
-  /** A barrier is late: its waiters and those queued behind it read the database; the heartbeat judges the listener. */
+  /** A barrier is late: its waiters and those queued behind it read the database; the heartbeat judges the listener (the barrier stays in flight). */
   private stopWaiting(barrier: Barrier): void {
-    if (this.barrier !== barrier) return;
-    const waiters = [...barrier.waiters, ...this.queued];
-    barrier.waiters = [];
-    this.queued = [];
-    for (const waiter of waiters) waiter(false);
+    if (this.barrier === barrier) this.notSynced(barrier);
   }
 
-  /** Answers every request waiting for a barrier: not synced (the listener is gone). */
+  /** The listener is gone: no barrier is in flight any more, and every request waiting for one reads the database. */
   private releaseWaiters(): void {
     const barrier = this.barrier;
     this.barrier = undefined;
     clearTimeout(barrier?.timer);
+    this.notSynced(barrier);
+  }
+
+  /** Answers the barrier's waiters and those queued behind it: not synced. */
+  private notSynced(barrier: Barrier | undefined): void {
     const waiters = [...(barrier?.waiters ?? []), ...this.queued];
+    if (barrier) barrier.waiters = [];
     this.queued = [];
     for (const waiter of waiters) waiter(false);
   }
