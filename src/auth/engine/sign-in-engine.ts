@@ -294,12 +294,19 @@ export class SignInEngine {
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
   }
 
-  /** What the second factors the user has enrolled are worth, as the registered strategies report them (one per factor). */
+  /**
+   * What the second factors the user has enrolled are worth, as the registered
+   * strategies report them (one per factor). Asked one strategy after another: a
+   * sign-in usually reaches a tenant whose pool has just opened one connection, and
+   * asking them at once would open more (PostgreSQL's start-up of each costs more
+   * than the reads).
+   */
   private async enrolledSecondFactors(scope: SectorScope, user: UserEntity): Promise<Assurance[]> {
-    const answers = await Promise.all(
-      this.registry.all().map(async (s) => (s.assurance.secondFactor && s.isEnrolled && (await s.isEnrolled(scope.db, user)) ? s.assurance : undefined)),
-    );
-    return [...new Map(answers.filter((a): a is Assurance => a !== undefined).map((a) => [a.factor, a])).values()];
+    const enrolled = new Map<Factor, Assurance>();
+    for (const s of this.registry.all()) {
+      if (s.assurance.secondFactor && s.isEnrolled && (await s.isEnrolled(scope.db, user))) enrolled.set(s.assurance.factor, s.assurance);
+    }
+    return [...enrolled.values()];
   }
 
   private newTransaction(
