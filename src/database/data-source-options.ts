@@ -1,7 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS } from '../../migrations/tenant';
-import { ownedPoolDriver } from './owned-pool';
+import { ownedPoolDriver, OwnedPoolDriver } from './owned-pool';
 
 export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
 export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
@@ -57,16 +57,15 @@ export function mainDataSourceOptions(entities: EntityLists, url: string, pool: 
 
 /**
  * A tenant's database (pooled mode) or schema (schema mode). In schema mode the
- * search_path points at the tenant schema so that the migrations' plain SQL lands there.
+ * connections come from `driver` (a SharedSchemaPool's view for that schema, see
+ * shared-schema-pool.ts), which sets their search_path to the tenant schema, so
+ * that plain SQL (the migrations', the repositories') lands there.
  */
-export function tenantDataSourceOptions(entities: EntityLists, url: string, pool: PoolSettings, schema?: string): DataSourceOptions {
-  const options = base(url, pool);
-  if (schema) {
-    (options.extra as Record<string, unknown>).options = `-c search_path=${schema}`;
-  }
+export function tenantDataSourceOptions(entities: EntityLists, url: string, pool: PoolSettings, schema?: { name: string; driver: OwnedPoolDriver }): DataSourceOptions {
+  const options = schema ? { ...base(url, pool), driver: schema.driver } : base(url, pool);
   return {
     ...options,
-    ...(schema ? { schema } : {}),
+    ...(schema ? { schema: schema.name } : {}),
     entities: [...entities.tenant],
     migrations: TENANT_MIGRATIONS,
     migrationsTableName: TENANT_MIGRATIONS_TABLE,

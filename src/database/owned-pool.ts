@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Pool, PoolClient, PoolConfig, defaults, types } from 'pg';
 import { DataSource } from 'typeorm';
+import { SchemaPoolView } from './shared-schema-pool';
 
 /** What this service uses of a node-postgres pool: queries and its counters. */
 export interface RawPool {
@@ -19,7 +20,7 @@ type PoolOptions = PoolConfig & Record<string, unknown>;
  * pool it owns, and can put a fresh one in that pool's place (`replace`) while the
  * DataSource stays usable: the DataSource only ever sees this object.
  */
-export class OwnedPool extends EventEmitter implements RawPool {
+class OwnedPool extends EventEmitter implements RawPool {
   private current: Pool;
   private readonly forwardError = (err: Error, client: PoolClient) => this.emit('error', err, client);
 
@@ -68,12 +69,15 @@ export class OwnedPool extends EventEmitter implements RawPool {
   }
 }
 
-/** The `driver` of a DataSource's options: node-postgres, whose pool is an `OwnedPool` kept by this object. */
+/** A DataSource's pool as the service handles it: queried, counted, and its connections retired (`replace`). */
+export type ManagedPool = OwnedPool | SchemaPoolView;
+
+/** The `driver` of a DataSource's options: node-postgres, whose pool is an `OwnedPool` (or a shared pool's view) kept by this object. */
 export interface OwnedPoolDriver {
-  Pool: new (options: PoolOptions) => OwnedPool;
+  Pool: new (options: PoolOptions) => ManagedPool;
   types: typeof types;
   defaults: typeof defaults;
-  pool?: OwnedPool;
+  pool?: ManagedPool;
 }
 
 /** A fresh `driver` option (one per DataSource): TypeORM's own pg module, with the pool recorded. */
@@ -91,9 +95,26 @@ export function ownedPoolDriver(): OwnedPoolDriver {
   return driver;
 }
 
-/** The pool behind a DataSource built with `ownedPoolDriver()` (every DataSource of the service is). */
-export function ownedPoolOf(dataSource: DataSource): OwnedPool {
+/**
+ * A `driver` option whose pool is `view`, one schema's share of a SharedSchemaPool
+ * (TypeORM's `new driver.Pool(options)` answers the view; its options are the
+ * shared pool's business).
+ */
+export function schemaViewDriver(view: SchemaPoolView): OwnedPoolDriver {
+  const driver: OwnedPoolDriver = {
+    Pool: function SchemaViewPool() {
+      driver.pool = view;
+      return view;
+    } as unknown as OwnedPoolDriver['Pool'],
+    types,
+    defaults,
+  };
+  return driver;
+}
+
+/** The pool behind a DataSource built with `ownedPoolDriver()` or `schemaViewDriver()` (every DataSource of the service is). */
+export function ownedPoolOf(dataSource: DataSource): ManagedPool {
   const pool = (dataSource.options as { driver?: Partial<OwnedPoolDriver> }).driver?.pool;
-  if (!(pool instanceof OwnedPool)) throw new Error('This DataSource was not built with ownedPoolDriver(), or is not initialised');
+  if (!(pool instanceof OwnedPool) && !(pool instanceof SchemaPoolView)) throw new Error('This DataSource was not built with ownedPoolDriver() or schemaViewDriver(), or is not initialised');
   return pool;
 }

@@ -17,7 +17,7 @@ export class PoolCollectors implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.metrics.gauge('iam_db_pool_connections', 'Connections of a database pool (main, or a tenant id), by state: total, idle, waiting (requests queued for one).', ['pool', 'state'], async (set) => {
+    this.metrics.gauge('iam_db_pool_connections', 'Connections of a database pool (main; schemas, the pool schema-mode tenants share; or a tenant id: in schema mode its share of that pool), by state: total, idle, waiting (requests queued for one).', ['pool', 'state'], async (set) => {
       const pools = [{ pool: 'main', ...this.counts(this.main) }, ...(await this.connections.poolStats()).map((p) => ({ pool: p.tenantId, total: p.total, idle: p.idle, waiting: p.waiting }))];
       for (const p of pools) {
         set({ pool: p.pool, state: 'total' }, p.total);

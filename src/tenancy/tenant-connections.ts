@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
+import { schemaViewDriver } from '../database/owned-pool';
+import { SharedSchemaPool } from '../database/shared-schema-pool';
 import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
 import { TENANT_SCHEMA_VERSION } from '../../migrations/tenant';
 import { DirectoryRepository } from './directory.repository';
@@ -13,6 +15,10 @@ import { isDatabaseUnavailable } from '../common/errors/db-errors';
 import { migrateUnderLock } from './tenant-db';
 import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
+
+/** How long a request waits for a tenant connection (node-postgres' connectionTimeoutMillis, as for every pool of the service). */
+const CONNECTION_TIMEOUT_MS = 5000;
+const TENANT_APPLICATION = 'iam-tenant';
 
 interface Entry {
   ds: Promise<DataSource>;
@@ -27,7 +33,10 @@ interface Entry {
  * Opens tenant databases lazily and keeps them bounded: each tenant gets a small
  * pool whose idle connections close after TENANT_IDLE_TIMEOUT_MS, and at most
  * TENANT_CONNECTIONS_MAX tenant pools stay open; past that the least recently
- * used idle pool is closed. The platform tenant uses the main pool.
+ * used idle pool is closed. The platform tenant uses the main pool. Schema-mode
+ * tenants' "pools" are shares of one pool per database (SharedSchemaPool): a
+ * connection moves from schema to schema, so a tenant whose share was closed
+ * costs a `SET search_path`, not a new connection.
  *
  * Eviction never breaks a handle already given out: a request may hold a tenant's
  * `TenantDb` between two queries while its pool is evicted. The evicted pool is
@@ -47,6 +56,8 @@ export class TenantConnections implements OnApplicationShutdown {
   private readonly open = new Map<string, Entry>();
   /** Evicted DataSources (no idle connections), oldest first, kept for a quick reopen. */
   private readonly parked = new Map<string, { ds: DataSource; server: string | null }>();
+  /** Schema-mode tenants' connections: one pool per database URL, shared by every schema in it (see SharedSchemaPool). */
+  private readonly schemaPools = new Map<string, SharedSchemaPool>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -122,17 +133,17 @@ export class TenantConnections implements OnApplicationShutdown {
     tenant.schemaVersion = TENANT_SCHEMA_VERSION;
   }
 
-  /** A fresh, initialised DataSource for a tenant's storage (the caller owns it). */
+  /**
+   * A fresh, initialised DataSource for a tenant's storage (the caller owns it): a
+   * pool of its own for a database, a share of at most `poolMax` connections of the
+   * database's shared pool for a schema.
+   */
   async connect(tenant: Pick<TenantEntity, 'id' | 'storage' | 'databaseName' | 'schemaName' | 'databaseServer'>, poolMax?: number): Promise<DataSource> {
     const location = { storage: tenant.storage, databaseName: tenant.databaseName, schemaName: tenant.schemaName, databaseServer: tenant.databaseServer };
-    const ds = new DataSource(
-      tenantDataSourceOptions(
-        this.entities,
-        this.storage.urlFor(location),
-        { max: poolMax ?? this.config.tenantPoolMax, idleTimeoutMillis: this.config.tenantIdleMs, applicationName: `iam-tenant` },
-        tenant.schemaName ?? undefined,
-      ),
-    );
+    const url = this.storage.urlFor(location);
+    const max = poolMax ?? this.config.tenantPoolMax;
+    const schema = tenant.schemaName ? { name: tenant.schemaName, driver: schemaViewDriver(this.schemaPool(url).view(tenant.schemaName, max, CONNECTION_TIMEOUT_MS)) } : undefined;
+    const ds = new DataSource(tenantDataSourceOptions(this.entities, url, { max, idleTimeoutMillis: this.config.tenantIdleMs, applicationName: TENANT_APPLICATION }, schema));
     try {
       await ds.initialize();
     } catch (err) {
@@ -142,6 +153,30 @@ export class TenantConnections implements OnApplicationShutdown {
       throw err;
     }
     return ds;
+  }
+
+  /**
+   * The pool shared by the schema tenants of the database at `url`, as many
+   * connections at most as the tenant pools could hold together
+   * (TENANT_CONNECTIONS_MAX × TENANT_POOL_MAX), so the connection budget is the
+   * same in both modes; idle ones close after TENANT_IDLE_TIMEOUT_MS.
+   */
+  private schemaPool(url: string): SharedSchemaPool {
+    let pool = this.schemaPools.get(url);
+    if (!pool) {
+      pool = new SharedSchemaPool(
+        {
+          connectionString: url,
+          max: this.config.tenantConnectionsMax * this.config.tenantPoolMax,
+          idleTimeoutMillis: this.config.tenantIdleMs,
+          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+          application_name: TENANT_APPLICATION,
+        },
+        (err) => this.logger.warn(`A shared schema connection failed while idle: ${err.message}`),
+      );
+      this.schemaPools.set(url, pool);
+    }
+    return pool;
   }
 
   /**
@@ -180,9 +215,10 @@ export class TenantConnections implements OnApplicationShutdown {
     await ds?.destroy().catch(() => undefined);
   }
 
-  /** The connection counts of every open tenant pool (for metrics). */
+  /** The connection counts of every open tenant pool (a schema tenant's: its share of the shared pool), and of the shared schema pool (as `schemas`), for metrics. */
   async poolStats(): Promise<Array<{ tenantId: string; total: number; idle: number; waiting: number }>> {
     const stats = [];
+    for (const pool of this.schemaPools.values()) stats.push({ tenantId: 'schemas', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     for (const [tenantId, entry] of this.open) {
       const ds = await entry.ds.catch(() => undefined);
       if (!ds) continue;
@@ -203,5 +239,8 @@ export class TenantConnections implements OnApplicationShutdown {
     this.open.clear();
     this.parked.clear();
     await Promise.all([...entries, ...parked].map(async (ds) => (await ds)?.destroy().catch(() => undefined)));
+    const shared = [...this.schemaPools.values()];
+    this.schemaPools.clear();
+    await Promise.all(shared.map((pool) => pool.end().catch(() => undefined)));
   }
 }
