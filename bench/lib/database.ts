@@ -72,6 +72,12 @@ export class BenchDatabases {
     return Number(rows[0].n);
   }
 
+  /** Sessions (connections) opened so far to a deployment's databases (pg_stat_database). */
+  async sessions(prefix: string): Promise<number> {
+    const { rows } = await this.admin.query<{ n: string }>(`SELECT coalesce(sum(sessions), 0)::bigint AS n FROM pg_stat_database WHERE starts_with(datname, $1)`, [prefix]);
+    return Number(rows[0].n);
+  }
+
   async close(): Promise<void> {
     try {
       for (const name of this.created) {
@@ -132,3 +138,25 @@ export function rssMiB(pid: number): number | null {
     return null;
   }
 }
+
+/** CPU time a process has used so far, in ms (utime + stime from /proc/<pid>/stat), or null when unreadable. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time the whole machine has been busy so far, in ms (every core, from /proc/stat). */
+export function machineBusyMs(): number {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3] + (cpu[4] ?? 0);
+  return ((cpu.reduce((a, b) => a + b, 0) - idle) * 1000) / CLOCK_TICKS;
+}
+
+/** Linux's USER_HZ: /proc reports CPU times in these ticks. */
+const CLOCK_TICKS = 100;

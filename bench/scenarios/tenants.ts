@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { connectionBudget, TenantMode } from '../lib/config';
 import { BenchContext } from '../lib/context';
-import { processConnections, rssMiB } from '../lib/database';
+import { machineBusyMs, processConnections, processCpuMs, rssMiB } from '../lib/database';
 import {
   login,
   platformLogin,
@@ -173,6 +173,11 @@ async function seedUsers(mainUrl: string, tenants: TenantFixture[], storages: Ma
   return out;
 }
 
+/** An amount (connections opened, CPU ms) per login answered during a login load. */
+function perLogin(amount: number, logins: LoadFigures, digits = 2): string {
+  return logins.requests > 0 ? fmt(amount / logins.requests, digits) : '—';
+}
+
 /** Raw bcrypt per second at BCRYPT_COST, measured once per run (the same for every mode). */
 let rawBcrypt: number | undefined;
 
@@ -318,10 +323,19 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     })();
     // Transactions committed in the deployment's databases during each load: a cached hot path commits next to none.
     const commits: Record<string, number> = {};
+    // Connections opened to the deployment's databases during each load (by anyone: the service, its relays; the benchmark opens none then).
+    const sessions: Record<string, number> = {};
+    // CPU used during each load: the service's, and the rest of the machine's without the benchmark's own (PostgreSQL, mostly).
+    const cpu: Record<string, { serviceMs: number; othersMs: number }> = {};
     const counted = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
-      const c0 = await dbs.commits(db.name);
+      const [c0, s0] = [await dbs.commits(db.name), await dbs.sessions(db.name)];
+      const [busy0, service0, bench0] = [machineBusyMs(), processCpuMs(instance.pid) ?? 0, process.cpuUsage()];
       const result = await work();
+      const benchUs = process.cpuUsage(bench0);
+      const serviceMs = (processCpuMs(instance.pid) ?? 0) - service0;
+      cpu[name] = { serviceMs, othersMs: Math.max(0, machineBusyMs() - busy0 - serviceMs - (benchUs.user + benchUs.system) / 1000) };
       commits[name] = (await dbs.commits(db.name)) - c0;
+      sessions[name] = (await dbs.sessions(db.name)) - s0;
       return result;
     };
     const introspect = (rotation: string[], duration: number) =>
@@ -386,6 +400,8 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     Object.assign(out, {
       introspection: { connections: config.connections, oneTenant: single, allTenants: spread, oneTenantIndex: one },
       commitsDuringLoads: commits,
+      connectionsOpenedDuringLoads: sessions,
+      cpuDuringLoads: cpu,
       login: { connections: loginConnections, ...logins, bcryptPerSecond: raw },
       before,
       duringMax,
@@ -443,7 +459,7 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     const loginRatio = ratioOf(logins.rps, raw);
     report.row({
       metric: label(`password login over all ${tenants.length} tenants' admins (${loginConnections} conn)`),
-      value: `${fmt(logins.rps, 1)} logins/s (p99 ${logins.p99} ms, errors ${logins.errors})`,
+      value: `${fmt(logins.rps, 1)} logins/s (p99 ${logins.p99} ms, errors ${logins.errors}; per login: ${perLogin(sessions.logins, logins)} connections opened, CPU ${perLogin(cpu.logins.serviceMs, logins, 0)} ms service + ${perLogin(cpu.logins.othersMs, logins, 0)} ms database)`,
       baseline: `bcrypt cost ${config.bcryptCost} ${fmt(raw, 1)}/s`,
       ratio: times(logins.rps, raw),
       goal: '≥ 0.9× bcrypt',
@@ -473,7 +489,7 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     }
     log(
       `tenants (${mode}): introspection ${fmt(spread.rps)} req/s p99 ${spread.p99} ms over all (one tenant ${fmt(single.rps)} req/s p99 ${single.p99} ms); ` +
-        `commits during one-tenant / all-tenants / login loads ${commits.oneTenant} / ${commits.allTenants} / ${commits.logins}; logins ${fmt(logins.rps, 1)}/s (bcrypt ${fmt(raw, 1)}/s); RSS max ${fmt(rssMax)} MiB; connections max ${connectionsMax} (budget ${limits.budget}), relay max ${fmt(duringMax.relayConnections)}`,
+        `commits during one-tenant / all-tenants / login loads ${commits.oneTenant} / ${commits.allTenants} / ${commits.logins}; connections opened ${sessions.oneTenant} / ${sessions.allTenants} / ${sessions.logins}; logins ${fmt(logins.rps, 1)}/s (bcrypt ${fmt(raw, 1)}/s); RSS max ${fmt(rssMax)} MiB; connections max ${connectionsMax} (budget ${limits.budget}), relay max ${fmt(duringMax.relayConnections)}`,
     );
 
     for (const row of revocation?.rows ?? []) report.row(row);
