@@ -51,7 +51,8 @@ export class BenchDatabases {
   /** Open server connections to a deployment's databases, by application name. */
   async connections(prefix: string): Promise<{ total: number; byApplication: Record<string, number> }> {
     const { rows } = await this.admin.query<{ app: string; n: number }>(
-      `SELECT coalesce(nullif(application_name, ''), '?') AS app, count(*)::int AS n FROM pg_stat_activity WHERE starts_with(datname, $1) GROUP BY 1 ORDER BY 1`,
+      // Client connections only: with many databases PostgreSQL's autovacuum workers come and go in them too.
+      `SELECT coalesce(nullif(application_name, ''), '?') AS app, count(*)::int AS n FROM pg_stat_activity WHERE starts_with(datname, $1) AND backend_type = 'client backend' GROUP BY 1 ORDER BY 1`,
       [prefix],
     );
     const byApplication = Object.fromEntries(rows.map((r) => [r.app, r.n]));
