@@ -3,6 +3,9 @@ import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS } from '../../migrations/tenant';
 import { ownedPoolDriver, OwnedPoolDriver } from './owned-pool';
 
+/** How long a request waits for a pooled connection (node-postgres' connectionTimeoutMillis), for every pool of the service. */
+export const CONNECTION_TIMEOUT_MS = 5000;
+
 export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
 export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
 
@@ -39,7 +42,7 @@ function base(url: string, pool: PoolSettings) {
     extra: {
       max: pool.max,
       idleTimeoutMillis: pool.idleTimeoutMillis,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
       application_name: pool.applicationName,
     },
   };

@@ -37,7 +37,7 @@ export class SharedSchemaPool {
     this.pool.on('error', onError);
   }
 
-  /** A connection whose search_path is `schema` (answered with its release function). */
+  /** A connection whose search_path is `schema` (answered with its release function, to be called once: SchemaPoolView sees to it). */
   async checkout(schema: string): Promise<Lease> {
     const client = await this.pool.connect();
     if (this.paths.get(client) !== schema) {
@@ -52,15 +52,7 @@ export class SharedSchemaPool {
       }
     }
     const retire = (this.switches.get(client) ?? 0) >= SCHEMA_SWITCHES_MAX;
-    let released = false;
-    return [
-      client,
-      (err) => {
-        if (released) return;
-        released = true;
-        client.release(err || retire || undefined);
-      },
-    ];
+    return [client, (err) => client.release(err || retire || undefined)];
   }
 
   /** One schema's share of the pool, at most `leaseMax` connections at once (the `driver` pool of that tenant's DataSource). */
@@ -157,13 +149,13 @@ export class SchemaPoolView extends EventEmitter {
       throw err;
     }
     const [client, release] = lease;
-    let freed = false;
+    let released = false;
     return [
       client,
       (err) => {
+        if (released) return;
+        released = true;
         release(err);
-        if (freed) return;
-        freed = true;
         this.free();
       },
     ];

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
+import { CONNECTION_TIMEOUT_MS, tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
 import { schemaViewDriver } from '../database/owned-pool';
 import { SharedSchemaPool } from '../database/shared-schema-pool';
 import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
@@ -16,8 +16,6 @@ import { migrateUnderLock } from './tenant-db';
 import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-db';
 import { TenantStorageService } from './tenant-storage';
 
-/** How long a request waits for a tenant connection (node-postgres' connectionTimeoutMillis, as for every pool of the service). */
-const CONNECTION_TIMEOUT_MS = 5000;
 const TENANT_APPLICATION = 'iam-tenant';
 
 interface Entry {
