@@ -14,9 +14,9 @@ const transformIgnorePatterns = ['^(?!.*/node_modules/(.+/)?content-disposition/
  * (fuzz, openapi), errors and parser failures, browser HTTP (CORS, headers, docs), the SIGTERM
  * drain and TRUST_PROXY (deployment), logs and metrics, redirects and form posts (social login),
  * the request context (audit), the main flows (smoke, login, tokens and introspection, sessions), and the
- * introspection fast path in front of the adapter.
+ * introspection fast path and the OpenID Provider in front of the adapter.
  */
-const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'introspection-fast-path'];
+const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'introspection-fast-path', 'oidc-provider'];
 
 /** The e2e specs, run once per HTTP adapter (docs/adr/0031-http-adapters.md). */
 const e2e = {

@@ -33,6 +33,7 @@ import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { OidcModule } from './oidc/oidc.module';
 import { ConsoleModule } from './console/console.module';
 
 @Module({})
@@ -64,6 +65,7 @@ export class AppModule implements NestModule {
         OtpModule,
         WebAuthnModule,
         OAuthModule,
+        OidcModule,
         IntrospectionModule,
         HealthModule,
         BootstrapModule,

@@ -18,6 +18,7 @@ import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
 import { IntrospectionFastPath } from './introspection/introspection-fast-path';
+import { OidcHttp } from './oidc/oidc-http';
 import { headersSetBy, setsHeaders } from './common/http/static-headers';
 import { setupOpenApi } from './openapi';
 import { IndexedMethod, RouteBlock, RouterLike } from './common/http/route-index';
@@ -87,6 +88,8 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   setupOpenApi(app, config.publicUrl);
   // The token hot path, in front of either adapter (src/introspection/introspection-fast-path.ts).
   app.get(IntrospectionFastPath).install(app.getHttpServer(), SECURITY_HEADER_LIST);
+  // Every sector's OpenID Provider, also ahead of the framework: it reads its own bodies and answers OAuth's errors (src/oidc/oidc-http.ts).
+  app.get(OidcHttp).install(app.getHttpServer(), SECURITY_HEADER_LIST);
   return app;
 }
 

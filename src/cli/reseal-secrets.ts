@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { TOTP_SECRET_SEAL } from '../otp/otp-codes';
+import { OIDC_CLIENT_SECRET_SEAL } from '../oidc/oidc-storage.repository';
 import { OAUTH_PROVIDER_SECRET_SEAL } from '../oauth/oauth-provider.repository';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { SealedColumn, SealedColumns, SealedValue } from '../tenancy/sealed-columns';
@@ -25,6 +26,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   // Social-login providers' client secrets and private keys (Apple, GitHub App), in every tenant's storage.
   { scope: 'tenant', table: 'oauth_providers', idColumn: 'id', column: 'client_secret_sealed', purpose: OAUTH_PROVIDER_SECRET_SEAL },
   { scope: 'tenant', table: 'oauth_providers', idColumn: 'id', column: 'private_key_sealed', purpose: OAUTH_PROVIDER_SECRET_SEAL },
+  // OpenID Provider clients' secrets, in every tenant's storage.
+  { scope: 'tenant', table: 'oidc_clients', idColumn: 'client_id', column: 'client_secret_sealed', purpose: OIDC_CLIENT_SECRET_SEAL },
 ];
 
 export interface ResealOptions {

@@ -10,6 +10,7 @@ import { toWireError } from '../common/errors/error-mapper';
 import { ensureRequestId, IncomingRequest } from '../common/http/request';
 import { noteRequestScope, RequestContext, runRequestContext } from '../common/http/request-context';
 import { logAccess } from '../common/logging/access-log.middleware';
+import { serveAheadOfFramework } from '../common/http/request-listeners';
 import { assertWellFormed, createValidationPipe } from '../common/validation/validation';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Lifecycle } from '../health/lifecycle';
@@ -22,8 +23,6 @@ const INTROSPECT_PATH = '/api/v1/introspect';
 const FAST_BODY_MAX = 16 * 1024;
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const TOKEN_MAX = 8192;
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * The token hot path: `POST /api/v1/introspect` answered ahead of the framework's
@@ -67,15 +66,11 @@ export class IntrospectionFastPath {
    */
   install(server: Server, securityHeaders: Array<[string, string]>): void {
     this.securityHeaders = securityHeaders.flat();
-    const listeners = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (this.accepts(req)) {
-        void this.serve(req, res);
-        return;
-      }
-      for (const listener of listeners) listener.call(server, req, res);
-    });
+    serveAheadOfFramework(
+      server,
+      (req) => this.accepts(req),
+      (req, res) => void this.serve(req, res),
+    );
   }
 
   private accepts(req: IncomingMessage): boolean {

@@ -21,10 +21,12 @@ export class DiscoveryResponse {
 
 /**
  * `/.well-known/openid-configuration`: where standard token tooling finds the
- * issuer and the keys. The service is not an OAuth authorization server (its
- * sign-in is its own API), so no authorization or token endpoint is advertised;
- * what a backend needs to verify an access token offline is the issuer, the JWK
- * Set and the algorithm.
+ * issuer of the sign-in API's access tokens and the keys. That issuer is not an
+ * OAuth authorization server (its sign-in is its own API), so no authorization or
+ * token endpoint is advertised here; what a backend needs to verify an access token
+ * offline is the issuer, the JWK Set and the algorithm. The OpenID Providers apps
+ * sign users in through are the sectors' own issuers, `/oidc/{tenant}/{sector}`,
+ * each with its own discovery document (src/oidc).
  */
 @ApiTags('Keys')
 @Controller()

@@ -7,12 +7,15 @@ import { EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { SigningKeyEntity } from '../tenancy/signing-key.entity';
+import { RotatedKeys, SigningAlg, SigningKeyEntity } from '../tenancy/signing-key.entity';
+import { TenantEntity } from '../tenancy/tenant.entity';
 import { DirectoryChanges } from '../tenancy/directory-changes';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-export const SIGNING_ALG = 'ES256';
+/** The algorithm of the sign-in API's access tokens (every tenant's EC key). */
+export const SIGNING_ALG: SigningAlg = 'ES256';
+const RSA_MODULUS_BITS = 2048;
 /** Seal purpose of the tenants' private signing keys. */
 export const SIGNING_KEY_SEAL = 'signing-key';
 const SEAL_PURPOSE = SIGNING_KEY_SEAL;
@@ -31,6 +34,9 @@ export interface PublicKeyEntry {
 export interface Jwks {
   keys: Array<Record<string, string>>;
 }
+
+/** A private JWK for a signer that takes JSON Web Keys (the OpenID Provider). */
+export type PrivateJwk = Record<string, string | string[]>;
 
 /**
  * Tenants' signing keys: generation (ES256, P-256), the private halves sealed with
@@ -73,14 +79,15 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A new key pair for a tenant, as the row to store (the private half sealed). */
-  async generate(tenantId: string): Promise<SigningKeyEntity> {
-    const { publicKey, privateKey } = await generateKeyPairAsync('ec', { namedCurve: 'P-256' });
+  async generate(tenantId: string, alg: SigningAlg = SIGNING_ALG): Promise<SigningKeyEntity> {
+    const { publicKey, privateKey } =
+      alg === 'RS256' ? await generateKeyPairAsync('rsa', { modulusLength: RSA_MODULUS_BITS }) : await generateKeyPairAsync('ec', { namedCurve: 'P-256' });
     const kid = randomBytes(12).toString('base64url');
     const row = new SigningKeyEntity();
     row.kid = kid;
     row.tenantId = tenantId;
-    row.alg = SIGNING_ALG;
-    row.publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg: SIGNING_ALG, use: 'sig' };
+    row.alg = alg;
+    row.publicJwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg, use: 'sig' };
     row.privateKeySealed = this.box.seal(SEAL_PURPOSE, privateKey.export({ format: 'pem', type: 'pkcs8' }));
     row.maxTokenTtlSeconds = 0;
     row.retiredAt = null;
@@ -157,20 +164,56 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Rotates a tenant's signing key: a new key becomes current, the old one is
-   * retired and stays published until every token it signed has expired.
+   * The tenant's RSA key (RS256), made the first time it is asked for: OpenID
+   * Discovery requires RS256 for ID tokens. Two instances asking at once agree on
+   * one key (the directory keeps the first; the other is discarded unstored).
    */
-  async rotate(tenantId: string): Promise<{ oldKid: string; newKid: string }> {
-    const row = await this.generate(tenantId);
+  async ensureRsaKey(tenant: TenantEntity): Promise<string> {
+    if (tenant.rsaKid) return tenant.rsaKid;
+    const row = await this.generate(tenant.id, 'RS256');
+    const kid = await this.directoryRepo.addRsaKey(tenant.id, row);
+    if (kid !== row.kid) this.privateKeys.delete(row.kid);
+    this.directory.forget(tenant.id);
+    await this.reload();
+    return kid;
+  }
+
+  /**
+   * The tenant's keys as private JWKs, for a signer that takes a key set: the
+   * current EC and RSA keys first (they sign), then its retired keys still
+   * published (`key_ops: ["verify"]`, so they never sign again but stay in the set
+   * a relying party verifies with).
+   */
+  async tenantSigningJwks(tenant: TenantEntity): Promise<PrivateJwk[]> {
+    const current = [tenant.kid, ...(tenant.rsaKid ? [tenant.rsaKid] : [])];
+    const retired = [...this.publicKeys.values()].filter((k) => k.tenantId === tenant.id && !current.includes(k.kid)).map((k) => k.kid);
+    const jwk = async (kid: string, signs: boolean): Promise<PrivateJwk> => {
+      const published = (await this.publicKey(kid))?.jwk;
+      if (!published) throw new Error(`Signing key ${kid} of tenant ${tenant.id} is not published`);
+      const key = (await this.privateKey(kid)).export({ format: 'jwk' }) as Record<string, string>;
+      return { ...key, kid, alg: published.alg, use: 'sig', ...(signs ? {} : { key_ops: ['verify'] }) };
+    };
+    return Promise.all([...current.map((kid) => jwk(kid, true)), ...retired.map((kid) => jwk(kid, false))]);
+  }
+
+  /**
+   * Rotates a tenant's signing keys: a new key of each algorithm the tenant uses
+   * becomes current, the old ones are retired and stay published until every token
+   * they signed has expired.
+   */
+  async rotate(tenantId: string): Promise<RotatedKeys> {
     const platform = await this.directory.platform();
     // A platform event: recorded in the platform tenant's audit table (the main database), in the rotation's transaction.
-    const result = await this.directoryRepo.rotateSigningKey(tenantId, row, (em, rotated) =>
-      this.audit.record(new TenantDb(platform, em), {
-        type: 'signing_key.rotated',
-        sectorId: platform.rootSectorId,
-        target: { kind: 'tenant', id: tenantId },
-        details: { oldKid: rotated.oldKid, newKid: rotated.newKid },
-      }),
+    const result = await this.directoryRepo.rotateSigningKeys(
+      tenantId,
+      (alg) => this.generate(tenantId, alg),
+      (em, rotated) =>
+        this.audit.record(new TenantDb(platform, em), {
+          type: 'signing_key.rotated',
+          sectorId: platform.rootSectorId,
+          target: { kind: 'tenant', id: tenantId },
+          details: { ...rotated },
+        }),
     );
     this.directory.forget(tenantId); // this instance signs with the new key at once (the cached tenant row holds the kid)
     await this.reload();

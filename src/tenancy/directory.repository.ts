@@ -7,7 +7,7 @@ import { likeEscape } from '../common/wire/paging';
 import { countedPage } from '../database/counted-page';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
 import { SectorDirectoryEntity } from './sector-directory.entity';
-import { SigningKeyEntity } from './signing-key.entity';
+import { RotatedKeys, SigningAlg, SigningKeyEntity } from './signing-key.entity';
 import { TenantEntity } from './tenant.entity';
 import { rowsOf } from './tenant-db';
 import { DIRECTORY_CHANNEL, DirectoryChanges, TENANT_CHANGE } from './directory-changes';
@@ -243,23 +243,47 @@ export class DirectoryRepository {
   }
 
   /**
-   * Makes `row` the tenant's current key in one transaction: the tenant row is
-   * locked, the new key stored, the old one retired and the tenant pointed at the new one.
+   * Gives the tenant a new current key of each algorithm it uses, in one
+   * transaction: the tenant row is locked, `generate` makes each new key, the new
+   * keys are stored, the old ones retired and the tenant pointed at the new ones.
    */
-  rotateSigningKey(
+  rotateSigningKeys(
     tenantId: string,
-    row: SigningKeyEntity,
-    within?: (em: EntityManager, rotated: { oldKid: string; newKid: string }) => Promise<void>,
-  ): Promise<{ oldKid: string; newKid: string }> {
+    generate: (alg: SigningAlg) => Promise<SigningKeyEntity>,
+    within?: (em: EntityManager, rotated: RotatedKeys) => Promise<void>,
+  ): Promise<RotatedKeys> {
     return this.main.transaction(async (em) => {
-      const [tenant] = await em.query('SELECT kid FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+      const [tenant] = await em.query('SELECT kid, rsa_kid AS "rsaKid" FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
       if (!tenant) throw new Error(`No tenant ${tenantId}`);
-      await this.insertSigningKey(em, row);
-      await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [tenant.kid]);
-      await em.query('UPDATE tenants SET kid = $2 WHERE id = $1', [tenantId, row.kid]);
-      const rotated = { oldKid: tenant.kid as string, newKid: row.kid };
+      const rotated: RotatedKeys = { oldKid: tenant.kid as string, newKid: await this.replaceKey(em, tenantId, 'kid', tenant.kid, await generate('ES256')) };
+      if (tenant.rsaKid) {
+        rotated.oldRsaKid = tenant.rsaKid as string;
+        rotated.newRsaKid = await this.replaceKey(em, tenantId, 'rsa_kid', tenant.rsaKid, await generate('RS256'));
+      }
       await within?.(em, rotated);
       return rotated;
+    });
+  }
+
+  private async replaceKey(em: EntityManager, tenantId: string, column: 'kid' | 'rsa_kid', oldKid: string, row: SigningKeyEntity): Promise<string> {
+    await this.insertSigningKey(em, row);
+    await em.query('UPDATE signing_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL', [oldKid]);
+    await em.query(`UPDATE tenants SET ${column} = $2 WHERE id = $1`, [tenantId, row.kid]);
+    return row.kid;
+  }
+
+  /**
+   * Makes `row` the tenant's RSA key unless it has one already (another instance
+   * may have made one a moment ago): the tenant's RSA kid afterwards, either way.
+   */
+  async addRsaKey(tenantId: string, row: SigningKeyEntity): Promise<string> {
+    return this.main.transaction(async (em) => {
+      const rows = rowsOf<{ rsaKid: string | null }>(await em.query('SELECT rsa_kid AS "rsaKid" FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]));
+      if (rows.length === 0) throw new Error(`No tenant ${tenantId}`);
+      if (rows[0].rsaKid) return rows[0].rsaKid;
+      await this.insertSigningKey(em, row);
+      await em.query('UPDATE tenants SET rsa_kid = $2 WHERE id = $1', [tenantId, row.kid]);
+      return row.kid;
     });
   }
 

@@ -1,5 +1,16 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+/** The algorithms of tenants' signing keys: EC P-256 (every tenant) and RSA 2048 (tenants with OpenID Providers). */
+export type SigningAlg = 'ES256' | 'RS256';
+
+/** What a rotation replaced: the EC key, and the RSA key when the tenant has one. */
+export interface RotatedKeys {
+  oldKid: string;
+  newKid: string;
+  oldRsaKid?: string;
+  newRsaKid?: string;
+}
+
 /** A tenant's signing key pair; the private half sealed with MASTER_KEY. */
 @Entity({ name: 'signing_keys' })
 export class SigningKeyEntity {

@@ -97,6 +97,12 @@ export class TenantDirectory {
     return { sectorId, tenant, isDefault: entry.isDefault };
   }
 
+  /** The sector of `tenant` whose slug is `sectorSlug`, or undefined (no cache: callers keep what they build from it). */
+  async sectorBySlug(tenant: TenantEntity, sectorSlug: string): Promise<SectorRoute | undefined> {
+    const row = await this.main.getRepository(SectorDirectoryEntity).findOneBy({ tenantId: tenant.id, slug: sectorSlug });
+    return row ? { sectorId: row.sectorId, tenant, isDefault: row.isDefault } : undefined;
+  }
+
   /** A sector given in a login, signup or OAuth request; omitted means the platform tenant's default sector. */
   async routeSectorOrPlatformDefault(sectorId: string | undefined): Promise<SectorRoute> {
     if (sectorId === undefined || sectorId === '') {

@@ -15,7 +15,10 @@ export class TenantEntity {
   @Column('text', { name: 'schema_name', nullable: true }) schemaName: string | null;
   /** The server its database is on (TENANT_DATABASE_SERVERS' name); null: the main database's server. */
   @Column('text', { name: 'database_server', nullable: true }) databaseServer: string | null;
+  /** The current EC signing key (ES256): the sign-in API's access tokens, and ID tokens that ask for ES256. */
   @Column('text') kid: string;
+  /** The current RSA signing key (RS256) of its OpenID Providers; null until a sector first acts as one. */
+  @Column('text', { name: 'rsa_kid', nullable: true }) rsaKid: string | null;
   @Column('uuid', { name: 'root_sector_id' }) rootSectorId: string;
   @Column('text', { name: 'schema_version', default: '' }) schemaVersion: string;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

@@ -144,6 +144,7 @@ export class TenantService {
       isPlatform: input.isPlatform ?? false,
       ...location,
       kid: key.kid,
+      rsaKid: null,
       rootSectorId: sectorId,
       schemaVersion: TENANT_SCHEMA_VERSION,
     });

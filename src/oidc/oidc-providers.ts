@@ -1,0 +1,192 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SecretBox } from '../common/crypto/secret-box';
+import { outboundFetch } from '../common/http/outbound';
+import { isUuid } from '../common/wire/wire';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { KeyService } from '../keys/key.service';
+import { DirectoryChanges } from '../tenancy/directory-changes';
+import { TenantConnections } from '../tenancy/tenant-connections';
+import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
+import { UserEntity } from '../user/user.entity';
+import { UserRepository } from '../user/user.repository';
+import { oidcAdapterFactory, OidcStorageScope } from './oidc-adapter';
+import { OidcAccount, oidcConfiguration } from './oidc-configuration';
+import { OidcStorageRepository } from './oidc-storage.repository';
+
+/** The part of an `oidc-provider` Provider the service uses (the library ships no types). */
+interface ProviderInstance {
+  proxy: boolean;
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  on(event: string, listener: (...args: unknown[]) => void): void;
+}
+interface ProviderModule {
+  default: new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
+  errors: { InvalidRequest: new (description: string) => Error };
+}
+
+/** One sector's OpenID Provider, ready to serve. */
+export interface OidcIssuer {
+  issuer: string;
+  route: SectorRoute;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** Issuers kept built at once (least recently used dropped first). */
+const ISSUERS_MAX = 500;
+/** A built issuer is rebuilt after this long (a renamed or removed sector stops answering by then). */
+const ISSUER_TTL_MS = 10 * 60_000;
+const OUTBOUND_TIMEOUT_MS = 5_000;
+const COOKIE_KEY_PURPOSE = 'oidc-cookies';
+
+let library: Promise<ProviderModule> | undefined;
+
+/**
+ * Loads `oidc-provider` (ESM) once. Its load-time notices (an unsupported runtime
+ * on Node 20) go to the service's log instead of the console.
+ */
+function loadLibrary(logger: Logger): Promise<ProviderModule> {
+  library ??= (async () => {
+    /* eslint-disable no-console -- the library writes its notices to the console; they are passed on to the log */
+    const { warn, info } = console;
+    console.warn = (...args: unknown[]) => logger.warn(args.join(' '));
+    console.info = (...args: unknown[]) => logger.log(args.join(' '));
+    try {
+      return (await import('oidc-provider')) as ProviderModule;
+    } finally {
+      Object.assign(console, { warn, info });
+    }
+    /* eslint-enable no-console */
+  })();
+  return library;
+}
+
+/** OpenID Connect claims of a user, as the scopes release them (empty values left out). */
+function userClaims(user: UserEntity): Record<string, unknown> {
+  const address = Object.fromEntries(
+    Object.entries({
+      formatted: user.address?.formatted,
+      street_address: user.address?.streetAddress,
+      locality: user.address?.locality,
+      region: user.address?.region,
+      postal_code: user.address?.postalCode,
+      country: user.address?.country,
+    }).filter(([, v]) => v),
+  );
+  const claims: Record<string, unknown> = {
+    sub: user.id,
+    name: user.name,
+    given_name: user.givenName,
+    family_name: user.familyName,
+    middle_name: user.middleName,
+    nickname: user.nickname,
+    preferred_username: user.preferredUsername || user.username,
+    profile: user.profile,
+    picture: user.picture,
+    website: user.website,
+    gender: user.gender,
+    birthdate: user.birthdate,
+    zoneinfo: user.zoneinfo,
+    locale: user.locale,
+    updated_at: Math.floor(user.updatedAt.getTime() / 1000),
+    email: user.email,
+    email_verified: user.email ? user.emailVerified : undefined,
+    phone_number: user.phoneNumber,
+    phone_number_verified: user.phoneNumber ? user.phoneNumberVerified : undefined,
+    address: Object.keys(address).length > 0 ? address : undefined,
+  };
+  return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== '' && v !== undefined));
+}
+
+/**
+ * Every sector's OpenID Provider, built on first use from its tenant's keys and
+ * kept (a bounded, least-recently-used set); any signing-key or tenant change
+ * announced on the directory channel drops them all, so the next request builds
+ * them with the keys as they are. Everything a provider stores is in the tenant's
+ * database, so a dropped or rebuilt provider, another instance or a restart
+ * carries on every flow.
+ */
+@Injectable()
+export class OidcProviders {
+  private readonly logger = new Logger('OpenIDProvider');
+  private readonly issuers = new Map<string, { at: number; issuer: Promise<OidcIssuer | undefined> }>();
+  private readonly fetch;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly directory: TenantDirectory,
+    private readonly connections: TenantConnections,
+    private readonly keys: KeyService,
+    private readonly storage: OidcStorageRepository,
+    private readonly users: UserRepository,
+    private readonly box: SecretBox,
+    changes: DirectoryChanges,
+  ) {
+    this.fetch = outboundFetch({ allowLoopback: config.nodeEnv !== 'production', timeoutMs: OUTBOUND_TIMEOUT_MS });
+    changes.subscribe(() => this.issuers.clear());
+  }
+
+  /** The issuer URL of a sector. */
+  issuerUrl(tenantSlug: string, sectorSlug: string): string {
+    return `${this.config.publicUrl}/oidc/${tenantSlug}/${sectorSlug}`;
+  }
+
+  /** The OpenID Provider of sector `sectorSlug` of tenant `tenantSlug`, or undefined when there is no such sector. */
+  async issuer(tenantSlug: string, sectorSlug: string): Promise<OidcIssuer | undefined> {
+    const key = `${tenantSlug}/${sectorSlug}`;
+    const hit = this.issuers.get(key);
+    if (hit && Date.now() - hit.at < ISSUER_TTL_MS) {
+      this.issuers.delete(key);
+      this.issuers.set(key, hit);
+      return hit.issuer;
+    }
+    const issuer = this.build(tenantSlug, sectorSlug);
+    this.issuers.set(key, { at: Date.now(), issuer });
+    if (this.issuers.size > ISSUERS_MAX) this.issuers.delete(this.issuers.keys().next().value as string);
+    // A failed or empty build is not kept: the next request tries again.
+    issuer.then(
+      (built) => !built && this.issuers.get(key)?.issuer === issuer && this.issuers.delete(key),
+      () => this.issuers.get(key)?.issuer === issuer && this.issuers.delete(key),
+    );
+    return issuer;
+  }
+
+  private async build(tenantSlug: string, sectorSlug: string): Promise<OidcIssuer | undefined> {
+    const found = await this.directory.tenantBySlug(tenantSlug);
+    if (!found) return undefined;
+    const route = await this.directory.sectorBySlug(found, sectorSlug);
+    if (!route) return undefined;
+    await this.keys.ensureRsaKey(found);
+    const tenant = await this.directory.requireTenant(found.id);
+    const { default: Provider, errors } = await loadLibrary(this.logger);
+    const scope: OidcStorageScope = {
+      sectorId: route.sectorId,
+      db: async () => this.connections.db(await this.directory.requireTenant(tenant.id)),
+    };
+    const issuer = this.issuerUrl(tenantSlug, sectorSlug);
+    const provider = new Provider(
+      issuer,
+      oidcConfiguration({
+        adapter: oidcAdapterFactory(this.storage, scope),
+        jwks: await this.keys.tenantSigningJwks(tenant),
+        cookieKeys: [this.box.mac(COOKIE_KEY_PURPOSE, `${tenant.id}:${route.sectorId}`)],
+        interactionUrl: (uid) => `${this.config.publicUrl}/account/sign-in?sector=${route.sectorId}&interaction=${encodeURIComponent(uid)}`,
+        findAccount: (sub) => this.account(scope, sub),
+        fetch: this.fetch,
+        invalidRequest: errors.InvalidRequest,
+      }),
+    );
+    // Every URL the provider builds is under PUBLIC_URL: the HTTP mount sets the forwarded host and protocol from it.
+    provider.proxy = true;
+    provider.on('server_error', (_ctx: unknown, err: unknown) => this.logger.error(`${issuer}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+    const handle = provider.callback();
+    return { issuer, route: { ...route, tenant }, handle: (req, res) => handle(req, res) };
+  }
+
+  private async account(scope: OidcStorageScope, sub: string): Promise<OidcAccount | undefined> {
+    if (!isUuid(sub)) return undefined;
+    const user = await this.users.findById(await scope.db(), sub);
+    if (!user || user.sectorId !== scope.sectorId) return undefined;
+    return { accountId: user.id, claims: async () => userClaims(user) };
+  }
+}

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../common/crypto/secret-box';
+import { TenantDb } from '../tenancy/tenant-db';
+
+/** Seal purpose of OpenID Provider client secrets (listed in SEALED_COLUMNS, src/cli/reseal-secrets.ts). */
+export const OIDC_CLIENT_SECRET_SEAL = 'oidc-client-secret';
+
+/** An artifact of the provider library: its JSON payload, as the library stored it. */
+export type OidcPayload = Record<string, unknown>;
+
+/** Who registered a client: an admin credential makes it first-party. */
+export interface ClientRegistrant {
+  firstParty: boolean;
+  /** `user:<id>` or `apiToken:<id>`, for the record. */
+  createdBy: string | null;
+}
+
+/** A registered client as stored, its secret opened. */
+export interface StoredOidcClient {
+  metadata: OidcPayload;
+  firstParty: boolean;
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Lookups the library makes besides by id. */
+export type OidcLookup = 'uid' | 'user_code';
+
+/** One in this many writes also deletes a batch of long-expired rows of the tenant (no sweeper visits idle tenants). */
+const SWEEP_EVERY = 64;
+const SWEEP_BATCH = 500;
+
+interface PayloadRow {
+  payload: OidcPayload;
+  consumed: boolean;
+}
+
+/**
+ * The OpenID Provider's storage in the tenant's own database, scoped to one sector:
+ * every statement names the sector, so an issuer never reads another sector's
+ * clients, codes or tokens. Clients live in `oidc_clients` (the secret sealed);
+ * every other artifact in `oidc_payloads`.
+ */
+@Injectable()
+export class OidcStorageRepository {
+  constructor(private readonly box: SecretBox) {}
+
+  async upsert(db: TenantDb, sectorId: string, model: string, id: string, payload: OidcPayload, expiresIn: number | undefined): Promise<void> {
+    const text = (key: string): string | null => (typeof payload[key] === 'string' ? (payload[key] as string) : null);
+    await db.rows(
+      `INSERT INTO oidc_payloads (model, id, sector_id, payload, grant_id, uid, user_code, account_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $9::int IS NULL THEN NULL ELSE now() + make_interval(secs => $9::int) END)
+       ON CONFLICT (model, id) DO UPDATE
+         SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, user_code = EXCLUDED.user_code,
+             account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at
+       WHERE oidc_payloads.sector_id = EXCLUDED.sector_id`,
+      [model, id, sectorId, payload, text('grantId'), text('uid'), text('userCode'), text('accountId'), expiresIn === undefined ? null : Math.ceil(expiresIn)],
+    );
+    if (Math.random() * SWEEP_EVERY < 1) await this.sweep(db);
+  }
+
+  async find(db: TenantDb, sectorId: string, model: string, id: string): Promise<OidcPayload | undefined> {
+    return this.one(db, `model = $1 AND id = $2 AND sector_id = $3`, [model, id, sectorId]);
+  }
+
+  async findBy(db: TenantDb, sectorId: string, model: string, column: OidcLookup, value: string): Promise<OidcPayload | undefined> {
+    return this.one(db, `model = $1 AND ${column === 'uid' ? 'uid' : 'user_code'} = $2 AND sector_id = $3`, [model, value, sectorId]);
+  }
+
+  /** Marks a code, refresh token or device code used: one conditional UPDATE, so two racing redemptions cannot both see it unused. */
+  async consume(db: TenantDb, sectorId: string, model: string, id: string): Promise<void> {
+    await db.rows(`UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND sector_id = $3 AND consumed_at IS NULL`, [model, id, sectorId]);
+  }
+
+  async destroy(db: TenantDb, sectorId: string, model: string, id: string): Promise<void> {
+    await db.rows(`DELETE FROM oidc_payloads WHERE model = $1 AND id = $2 AND sector_id = $3`, [model, id, sectorId]);
+  }
+
+  /** Everything a grant issued (codes, access and refresh tokens), of every model. */
+  async revokeByGrantId(db: TenantDb, sectorId: string, grantId: string): Promise<void> {
+    await db.rows(`DELETE FROM oidc_payloads WHERE grant_id = $1 AND sector_id = $2`, [grantId, sectorId]);
+  }
+
+  // ---- clients ----------------------------------------------------------------
+
+  /**
+   * Stores a client's metadata, its secret sealed. A new client records who
+   * registered it; an update (RFC 7592) keeps that. A client id of another sector
+   * is never overwritten.
+   */
+  async upsertClient(db: TenantDb, sectorId: string, metadata: OidcPayload, registrant: ClientRegistrant): Promise<void> {
+    const { client_secret: secret, ...rest } = metadata;
+    const sealed = typeof secret === 'string' ? this.box.seal(OIDC_CLIENT_SECRET_SEAL, secret) : null;
+    const rows = await db.rows(
+      `INSERT INTO oidc_clients (client_id, sector_id, metadata, client_secret_sealed, first_party, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (client_id) DO UPDATE
+         SET metadata = EXCLUDED.metadata, client_secret_sealed = EXCLUDED.client_secret_sealed, updated_at = now()
+       WHERE oidc_clients.sector_id = EXCLUDED.sector_id
+       RETURNING client_id`,
+      [metadata.client_id, sectorId, rest, sealed, registrant.firstParty, registrant.createdBy],
+    );
+    if (rows.length === 0) throw new Error('client id taken in another sector');
+  }
+
+  async findClient(db: TenantDb, sectorId: string, clientId: string): Promise<StoredOidcClient | undefined> {
+    const [row] = await db.read<{ metadata: OidcPayload; sealed: string | null; firstParty: boolean; createdBy: string | null; createdAt: Date; updatedAt: Date }>(
+      `SELECT metadata, client_secret_sealed AS sealed, first_party AS "firstParty", created_by AS "createdBy", created_at AS "createdAt", updated_at AS "updatedAt"
+         FROM oidc_clients WHERE client_id = $1 AND sector_id = $2`,
+      [clientId, sectorId],
+    );
+    if (!row) return undefined;
+    const metadata = row.sealed === null ? row.metadata : { ...row.metadata, client_secret: this.box.open(OIDC_CLIENT_SECRET_SEAL, row.sealed).toString('utf8') };
+    return { metadata, firstParty: row.firstParty, createdBy: row.createdBy, createdAt: row.createdAt, updatedAt: row.updatedAt };
+  }
+
+  /** Deletes a client and everything issued to it. */
+  async deleteClient(db: TenantDb, sectorId: string, clientId: string): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const deleted = await tx.rows(`DELETE FROM oidc_clients WHERE client_id = $1 AND sector_id = $2 RETURNING client_id`, [clientId, sectorId]);
+      await tx.rows(`DELETE FROM oidc_payloads WHERE sector_id = $1 AND payload->>'clientId' = $2`, [sectorId, clientId]);
+      return deleted.length > 0;
+    });
+  }
+
+  private async one(db: TenantDb, where: string, params: unknown[]): Promise<OidcPayload | undefined> {
+    const [row] = await db.read<PayloadRow>(
+      `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oidc_payloads WHERE ${where} AND (expires_at IS NULL OR expires_at > now())`,
+      params,
+    );
+    if (!row) return undefined;
+    return row.consumed ? { ...row.payload, consumed: true } : row.payload;
+  }
+
+  private async sweep(db: TenantDb): Promise<void> {
+    await db.rows(
+      `DELETE FROM oidc_payloads WHERE ctid IN (SELECT ctid FROM oidc_payloads WHERE expires_at < now() - interval '1 hour' LIMIT ${SWEEP_BATCH})`,
+    );
+  }
+}
