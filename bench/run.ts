@@ -11,6 +11,7 @@ import { percentile } from './lib/load';
 import { fmt, log, Report } from './lib/report';
 import { deployment, ServiceInstance, snapshotBuild, startService } from './lib/service';
 import { introspectionScenario } from './scenarios/introspection';
+import { oidcScenario } from './scenarios/oidc';
 import { loginScenario, mixedScenario } from './scenarios/login';
 import { readsScenario } from './scenarios/reads';
 import { revocationScenario } from './scenarios/revocation';
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
         if (b && has('revocation')) await step('revocation', () => revocationScenario(ctx, m, b));
         await second?.stop();
       }
+      if (has('oidc')) await step('oidc', () => oidcScenario(ctx, m));
       if (has('user-list') && config.users > 0) await step('user-list', () => userListScenario(ctx, m));
       await main.instance.stop();
     }

@@ -13,6 +13,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *    lookups need: by grant (revoking everything a grant issued), by interaction
  *    uid, by device user code, by account (ending a user's provider sessions).
  *    Consuming a code or refresh token is one conditional UPDATE of `consumed_at`.
+ *  - `sessions.amr`: how the sign-in that started a session authenticated the user
+ *    (RFC 8176 references), which the provider's ID tokens carry as `amr`.
  */
 export class OidcStorage1763700000017 implements MigrationInterface {
   name = 'OidcStorage1763700000017';
@@ -49,9 +51,11 @@ export class OidcStorage1763700000017 implements MigrationInterface {
     await q.query(`CREATE INDEX oidc_payloads_user_code_idx ON oidc_payloads (user_code) WHERE user_code IS NOT NULL`);
     await q.query(`CREATE INDEX oidc_payloads_account_idx ON oidc_payloads (account_id) WHERE account_id IS NOT NULL`);
     await q.query(`CREATE INDEX oidc_payloads_expiry_idx ON oidc_payloads (expires_at)`);
+    await q.query(`ALTER TABLE sessions ADD COLUMN amr text[] NOT NULL DEFAULT '{}'`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE sessions DROP COLUMN amr`);
     await q.query(`DROP TABLE oidc_payloads`);
     await q.query(`DROP TABLE oidc_clients`);
   }

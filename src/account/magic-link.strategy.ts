@@ -23,7 +23,7 @@ export interface MagicLinkProof {
 @Injectable()
 export class MagicLinkStrategy implements FactorStrategy<MagicLinkProof>, OnModuleInit {
   readonly id = 'magic-link';
-  readonly assurance = { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false } as const;
+  readonly assurance = { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false, amr: ['otp'] } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = false;
 

@@ -9,5 +9,6 @@ import { ConsoleFiles } from './console-files';
 @Module({
   controllers: [ConsoleController],
   providers: [{ provide: ConsoleFiles, useFactory: () => new ConsoleFiles() }],
+  exports: [ConsoleFiles],
 })
 export class ConsoleModule {}

@@ -39,7 +39,7 @@ export type SocialIdentity = SocialProof & { issuer: string };
 @Injectable()
 export class SocialStrategy implements FactorStrategy<SocialIdentity>, OnModuleInit {
   readonly id = 'social';
-  readonly assurance = { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false } as const;
+  readonly assurance = { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false, amr: ['fed'] } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = false;
   private readonly identities = new LinkedIdentityRepository();

@@ -3,9 +3,13 @@ import type { PrivateJwk } from '../keys/key.service';
 import type { OidcAdapter } from './oidc-adapter';
 import { errorPage, escapeHtml, page } from './oidc-pages';
 
-/** The standard claims each scope releases (OpenID Connect Core §5.4), in ID tokens and at userinfo. */
+/**
+ * The standard claims each scope releases (OpenID Connect Core §5.4), in ID tokens
+ * and at userinfo. `auth_time` and `amr` ride on `openid`, so every ID token carries
+ * them without the app asking through the `claims` parameter.
+ */
 const SCOPE_CLAIMS: Record<string, string[]> = {
-  openid: ['sub'],
+  openid: ['sub', 'auth_time', 'amr'],
   profile: ['name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
@@ -85,7 +89,8 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
     },
     fetch: inputs.fetch,
     scopes: ['openid', 'offline_access', ...Object.keys(SCOPE_CLAIMS).filter((s) => s !== 'openid')],
-    claims: SCOPE_CLAIMS,
+    // The scopes' claims, and the session id (the library's `null` form: a claim of no scope).
+    claims: { ...SCOPE_CLAIMS, sid: null },
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],

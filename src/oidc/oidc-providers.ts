@@ -10,25 +10,21 @@ import { TenantConnections } from '../tenancy/tenant-connections';
 import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
+import { interactionId } from './interaction-id';
 import { oidcAdapterFactory, OidcStorageScope } from './oidc-adapter';
 import { OidcAccount, oidcConfiguration } from './oidc-configuration';
 import { OidcStorageRepository } from './oidc-storage.repository';
 
-/** The part of an `oidc-provider` Provider the service uses (the library ships no types). */
-interface ProviderInstance {
-  proxy: boolean;
-  callback(): (req: IncomingMessage, res: ServerResponse) => void;
-  on(event: string, listener: (...args: unknown[]) => void): void;
-}
-interface ProviderModule {
-  default: new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
-  errors: { InvalidRequest: new (description: string) => Error };
-}
+type OidcLibrary = typeof import('oidc-provider', { with: { 'resolution-mode': 'import' } });
+/** One issuer's `oidc-provider` Provider. */
+type OidcProvider = InstanceType<OidcLibrary['default']>;
+type ProviderConfiguration = ConstructorParameters<OidcLibrary['default']>[1];
 
 /** One sector's OpenID Provider, ready to serve. */
 export interface OidcIssuer {
   issuer: string;
   route: SectorRoute;
+  provider: OidcProvider;
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
@@ -39,20 +35,20 @@ const ISSUER_TTL_MS = 10 * 60_000;
 const OUTBOUND_TIMEOUT_MS = 5_000;
 const COOKIE_KEY_PURPOSE = 'oidc-cookies';
 
-let library: Promise<ProviderModule> | undefined;
+let library: Promise<OidcLibrary> | undefined;
 
 /**
  * Loads `oidc-provider` (ESM) once. Its load-time notices (an unsupported runtime
  * on Node 20) go to the service's log instead of the console.
  */
-function loadLibrary(logger: Logger): Promise<ProviderModule> {
+function loadLibrary(logger: Logger): Promise<OidcLibrary> {
   library ??= (async () => {
     /* eslint-disable no-console -- the library writes its notices to the console; they are passed on to the log */
     const { warn, info } = console;
     console.warn = (...args: unknown[]) => logger.warn(args.join(' '));
     console.info = (...args: unknown[]) => logger.log(args.join(' '));
     try {
-      return (await import('oidc-provider')) as ProviderModule;
+      return await import('oidc-provider');
     } finally {
       Object.assign(console, { warn, info });
     }
@@ -136,9 +132,15 @@ export class OidcProviders {
     const key = `${tenantSlug}/${sectorSlug}`;
     const hit = this.issuers.get(key);
     if (hit && Date.now() - hit.at < ISSUER_TTL_MS) {
-      this.issuers.delete(key);
-      this.issuers.set(key, hit);
-      return hit.issuer;
+      const built = await hit.issuer;
+      // Signs with the tenant's current keys: a rotation (here or, before its notice arrives, elsewhere) rebuilds it.
+      const tenant = built && (await this.directory.tenantById(built.route.tenant.id));
+      if (built && tenant && tenant.kid === built.route.tenant.kid && tenant.rsaKid === built.route.tenant.rsaKid) {
+        this.issuers.delete(key);
+        this.issuers.set(key, hit);
+        return built;
+      }
+      if (this.issuers.get(key) === hit) this.issuers.delete(key);
     }
     const issuer = this.build(tenantSlug, sectorSlug);
     this.issuers.set(key, { at: Date.now(), issuer });
@@ -149,6 +151,14 @@ export class OidcProviders {
       () => this.issuers.get(key)?.issuer === issuer && this.issuers.delete(key),
     );
     return issuer;
+  }
+
+  /** The OpenID Provider of a sector given by id, or undefined when there is no such sector. */
+  async issuerOfSector(sectorId: string): Promise<OidcIssuer | undefined> {
+    const slug = await this.directory.sectorSlug(sectorId);
+    if (!slug) return undefined;
+    const route = await this.directory.routeSector(sectorId).catch(() => undefined);
+    return route ? this.issuer(route.tenant.slug, slug) : undefined;
   }
 
   private async build(tenantSlug: string, sectorSlug: string): Promise<OidcIssuer | undefined> {
@@ -170,17 +180,20 @@ export class OidcProviders {
         adapter: oidcAdapterFactory(this.storage, scope),
         jwks: await this.keys.tenantSigningJwks(tenant),
         cookieKeys: [this.box.mac(COOKIE_KEY_PURPOSE, `${tenant.id}:${route.sectorId}`)],
-        interactionUrl: (uid) => `${this.config.publicUrl}/account/sign-in?sector=${route.sectorId}&interaction=${encodeURIComponent(uid)}`,
+        interactionUrl: (uid) => {
+          const id = interactionId(route.sectorId, uid);
+          return `${this.config.publicUrl}/api/v1/oidc/interactions/${id}?interaction=${id}&sector=${route.sectorId}`;
+        },
         findAccount: (sub) => this.account(scope, sub),
         fetch: this.fetch,
         invalidRequest: errors.InvalidRequest,
-      }),
+      }) as ProviderConfiguration,
     );
     // Every URL the provider builds is under PUBLIC_URL: the HTTP mount sets the forwarded host and protocol from it.
     provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, err: unknown) => this.logger.error(`${issuer}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const handle = provider.callback();
-    return { issuer, route: { ...route, tenant }, handle: (req, res) => handle(req, res) };
+    return { issuer, route: { ...route, tenant }, provider, handle: (req, res) => void handle(req, res) };
   }
 
   private async account(scope: OidcStorageScope, sub: string): Promise<OidcAccount | undefined> {

@@ -32,7 +32,7 @@ export function pendingCodeOf(state: StepState): PendingCode {
 }
 
 /** What a one-time code is worth, whichever strategy checked it (sent, authenticator app, enrollment): a second factor. */
-export const OTP_ASSURANCE: Assurance = { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP' };
+export const OTP_ASSURANCE: Assurance = { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP', amr: ['otp'] };
 
 /** What begins a sent code: the registration to send it to, and whether the flow has no factor yet. */
 export interface SendCode {

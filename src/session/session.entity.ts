@@ -18,4 +18,6 @@ export class SessionEntity {
   @Column('timestamptz', { name: 'expires_at' }) expiresAt: Date;
   @Column('bigint', { name: 'idle_timeout_seconds' }) idleTimeoutSeconds: string;
   @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt: Date | null;
+  /** How the sign-in that started it authenticated the user (RFC 8176 references: `pwd`, `otp`, `hwk`, `fed`, `mfa`). */
+  @Column('text', { array: true, default: () => "'{}'" }) amr: string[];
 }

@@ -12,12 +12,14 @@ export interface SessionRow {
   lastSeenAt: Date;
   expiresAt: Date;
   revokedAt: Date | null;
+  /** How its sign-in authenticated the user (RFC 8176). */
+  amr: string[];
   /** Past its lifetime or its idle timeout. */
   expired: boolean;
 }
 
 const COLUMNS = `id, user_id AS "userId", sector_id AS "sectorId", client_ip AS "clientIp", user_agent AS "userAgent",
-  created_at AS "createdAt", last_seen_at AS "lastSeenAt", expires_at AS "expiresAt", revoked_at AS "revokedAt",
+  created_at AS "createdAt", last_seen_at AS "lastSeenAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", amr,
   (expires_at <= now() OR last_seen_at + idle_timeout_seconds * interval '1 second' <= now()) AS expired`;
 
 /** Sessions and their refresh tokens (tables `sessions`, `refresh_tokens`) of a tenant. */
@@ -25,10 +27,10 @@ const COLUMNS = `id, user_id AS "userId", sector_id AS "sectorId", client_ip AS 
 export class SessionRepository {
   async insert(db: TenantDb, session: Omit<SessionEntity, 'createdAt' | 'lastSeenAt' | 'revokedAt'>, refreshTokenHash: string): Promise<void> {
     await db.manager.query(
-      `WITH s AS (INSERT INTO sessions (id, user_id, sector_id, client_ip, user_agent, expires_at, idle_timeout_seconds)
-                  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+      `WITH s AS (INSERT INTO sessions (id, user_id, sector_id, client_ip, user_agent, expires_at, idle_timeout_seconds, amr)
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $9) RETURNING id)
        INSERT INTO refresh_tokens (token_hash, session_id) SELECT $8, id FROM s`,
-      [session.id, session.userId, session.sectorId, session.clientIp, session.userAgent, session.expiresAt, session.idleTimeoutSeconds, refreshTokenHash],
+      [session.id, session.userId, session.sectorId, session.clientIp, session.userAgent, session.expiresAt, session.idleTimeoutSeconds, refreshTokenHash, session.amr],
     );
   }
 

@@ -47,7 +47,8 @@ export class SessionService {
   ) {}
 
   /** Starts a session for a user who has just signed in, with the sector's lifetime and idle timeout. */
-  async start(scope: SectorScope, user: UserEntity, clientIp: string): Promise<StartedSession> {
+  /** Starts a session for a completed sign-in; `amr` records how it authenticated the user (RFC 8176). */
+  async start(scope: SectorScope, user: UserEntity, clientIp: string, amr: string[] = []): Promise<StartedSession> {
     const settings = await scope.settings();
     const sessionId = randomUUID();
     const refreshToken = newRoutedId(scope.route.tenant.id);
@@ -61,6 +62,7 @@ export class SessionService {
         userAgent: currentUserAgent(),
         expiresAt: new Date(Date.now() + Number(settings.sessionLifetimeSeconds) * 1000),
         idleTimeoutSeconds: String(settings.sessionIdleTimeoutSeconds),
+        amr,
       },
       hashSecretToken(refreshToken),
     );

@@ -103,6 +103,12 @@ export class TenantDirectory {
     return row ? { sectorId: row.sectorId, tenant, isDefault: row.isDefault } : undefined;
   }
 
+  /** The slug of a sector (what URLs name it by), or undefined when there is no such sector. */
+  async sectorSlug(sectorId: string): Promise<string | undefined> {
+    if (!isUuid(sectorId)) return undefined;
+    return (await this.main.getRepository(SectorDirectoryEntity).findOneBy({ sectorId }))?.slug;
+  }
+
   /** A sector given in a login, signup or OAuth request; omitted means the platform tenant's default sector. */
   async routeSectorOrPlatformDefault(sectorId: string | undefined): Promise<SectorRoute> {
     if (sectorId === undefined || sectorId === '') {

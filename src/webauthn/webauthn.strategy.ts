@@ -66,7 +66,7 @@ export interface PasskeyRequestOptions {
 export class WebAuthnStrategy implements FactorStrategy<PasskeyProof, string | undefined, PasskeyRequestOptions>, OnModuleInit {
   readonly id = 'webauthn';
   /** A passkey is possession plus, as a first factor, the biometric or PIN that unlocked it: MFA on its own (user verification is required then). */
-  readonly assurance = { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN' } as const;
+  readonly assurance = { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN', amr: ['hwk'] } as const;
   readonly guess = 'code' as const;
   readonly spendsAttempt = true;
   readonly pending = PENDING_PASSKEY;

@@ -882,6 +882,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/oidc/interactions/{interactionID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a sign-in request of an app is about: the app, the sector, the scopes, what the provider waits for (public) */
+        get: operations["OidcInteractionController_details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oidc/interactions/{interactionID}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish a sign-in request of an app with the access token of the user who signed in (a user of the request’s sector, in the browser that started it); answers where the browser goes next */
+        post: operations["OidcInteractionController_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/introspect": {
         parameters: {
             query?: never;
@@ -2006,6 +2040,46 @@ export interface components {
              *     ]
              */
             providers: string[];
+        };
+        OidcInteractionClient: {
+            /** @description The app’s client_id at the issuer. */
+            clientID: string;
+            /** @description The app’s registered name (its client_id when it registered none). */
+            clientName: string;
+            logoURI?: string;
+            clientURI?: string;
+            policyURI?: string;
+            tosURI?: string;
+            /** @description Registered with an admin credential: its users are never asked for consent. */
+            firstParty: boolean;
+        };
+        OidcInteractionResponse: {
+            interactionID: string;
+            /**
+             * Format: uuid
+             * @description The issuer’s sector: the user signs in to it.
+             */
+            sectorID: string;
+            client: components["schemas"]["OidcInteractionClient"];
+            /** @description The scopes the app asks for. */
+            scopes: string[];
+            /**
+             * @description What the provider waits for.
+             * @enum {string}
+             */
+            prompt: "login" | "consent";
+            /** @description Why (the provider’s reasons, such as `no_session`, `login_prompt`, `max_age`). */
+            reasons: string[];
+            /** @description The app’s `login_hint`. */
+            loginHint?: string;
+            /** @description The app’s `max_age` in seconds: the sign-in must be at most this old. */
+            maxAge?: number;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        CompleteOidcInteractionResponse: {
+            /** @description Where the browser goes next: the provider, which answers the app’s redirect URI. */
+            redirectTo: string;
         };
         IntrospectDto: {
             /** @description An access token issued by this service. */
@@ -4666,6 +4740,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignInOptionsResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcInteractionController_details: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                interactionID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The details; a browser navigation (Accept: text/html) gets the sign-in page instead. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcInteractionResponse"];
+                    "text/html": components["schemas"]["OidcInteractionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcInteractionController_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                interactionID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompleteOidcInteractionResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */

@@ -1,4 +1,4 @@
-import { Assurance, NextStep, nextStep as policyNextStep } from './auth-policy';
+import { Assurance, authenticationMethods, NextStep, nextStep as policyNextStep } from './auth-policy';
 
 /**
  * What the factors of this service are worth, as their strategies declare it
@@ -6,11 +6,11 @@ import { Assurance, NextStep, nextStep as policyNextStep } from './auth-policy';
  * strategies): the cases below name factors, the policy reads only this.
  */
 const KNOWN: Record<string, Assurance> = {
-  PASSWORD: { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false },
-  OTP: { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP' },
-  WEBAUTHN: { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN' },
-  SOCIAL: { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false },
-  MAGIC_LINK: { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false },
+  PASSWORD: { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false, amr: ['pwd'] },
+  OTP: { factor: 'OTP', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'OTP', amr: ['otp'] },
+  WEBAUTHN: { factor: 'WEBAUTHN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'WEBAUTHN', amr: ['hwk'] },
+  SOCIAL: { factor: 'SOCIAL', kind: 'federated', secondFactor: false, satisfiesMfaAlone: false, amr: ['fed'] },
+  MAGIC_LINK: { factor: 'MAGIC_LINK', kind: 'link', secondFactor: false, satisfiesMfaAlone: false, amr: ['otp'] },
 };
 
 function nextStep(input: { factors: readonly string[]; mfaRequired: boolean; enrolledSecondFactors: readonly string[] }): NextStep {
@@ -84,5 +84,16 @@ describe('nextStep', () => {
     it('succeeds once the second factor follows it', () => {
       expect(nextStep({ factors: ['MAGIC_LINK', 'OTP'], mfaRequired: true, enrolledSecondFactors: ['OTP'] }).status).toBe('SUCCESS');
     });
+  });
+});
+
+describe('authenticationMethods (RFC 8176 references of a completed sign-in)', () => {
+  const of = (...factors: string[]) => authenticationMethods(factors.map((f) => KNOWN[f]));
+  it('names each factor once, and mfa for two factors or a user-verified passkey', () => {
+    expect(of('PASSWORD')).toEqual(['pwd']);
+    expect(of('SOCIAL')).toEqual(['fed']);
+    expect(of('PASSWORD', 'OTP')).toEqual(['pwd', 'otp', 'mfa']);
+    expect(of('MAGIC_LINK', 'OTP')).toEqual(['otp', 'mfa']);
+    expect(of('WEBAUTHN')).toEqual(['hwk', 'mfa']);
   });
 });

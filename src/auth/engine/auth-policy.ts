@@ -27,6 +27,8 @@ export interface Assurance {
   satisfiesMfaAlone: boolean;
   /** The challenge a transaction asks for when this is the user's enrolled second factor. */
   challengeType?: ChallengeType;
+  /** Its authentication method references (RFC 8176), as ID tokens name how the user signed in. */
+  amr: readonly string[];
 }
 
 export interface PolicyInput {
@@ -66,4 +68,15 @@ export function nextStep(input: PolicyInput): NextStep {
   if (input.enrolledSecondFactors.length === 0) return { status: 'MFA_ENROLLMENT_REQUIRED', challengeType: ENROLLMENT_CHALLENGE };
   const preferred = input.enrolledSecondFactors.find((a) => a.satisfiesMfaAlone) ?? input.enrolledSecondFactors[0];
   return { status: 'MFA_REQUIRED', challengeType: preferred.challengeType ?? '' };
+}
+
+/**
+ * How a completed sign-in authenticated the user, as RFC 8176 method references:
+ * every factor's own, and `mfa` when two factors did or one that counts as MFA on
+ * its own (a user-verified passkey).
+ */
+export function authenticationMethods(factors: readonly Assurance[]): string[] {
+  const methods = new Set(factors.flatMap((f) => f.amr));
+  if (factors.length > 1 || factors.some((f) => f.satisfiesMfaAlone)) methods.add('mfa');
+  return [...methods];
 }

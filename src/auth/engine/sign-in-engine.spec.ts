@@ -9,11 +9,11 @@ import { SignInEngine } from './sign-in-engine';
  * Factors this service has never heard of, declared only by their strategies:
  * the engine and the policy take them without a change.
  */
-const PIN: Assurance = { factor: 'PIN', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false };
-const BADGE: Assurance = { factor: 'BADGE', kind: 'link', secondFactor: false, satisfiesMfaAlone: false };
-const TOKEN: Assurance = { factor: 'HARDWARE_TOKEN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'HARDWARE_TOKEN' };
-const PUSH: Assurance = { factor: 'PUSH', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'PUSH' };
-const SMART_CARD: Assurance = { factor: 'SMART_CARD', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'SMART_CARD' };
+const PIN: Assurance = { factor: 'PIN', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false, amr: ['pin'] };
+const BADGE: Assurance = { factor: 'BADGE', kind: 'link', secondFactor: false, satisfiesMfaAlone: false, amr: ['otp'] };
+const TOKEN: Assurance = { factor: 'HARDWARE_TOKEN', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'HARDWARE_TOKEN', amr: ['otp'] };
+const PUSH: Assurance = { factor: 'PUSH', kind: 'possession', secondFactor: true, satisfiesMfaAlone: false, challengeType: 'PUSH', amr: ['mca'] };
+const SMART_CARD: Assurance = { factor: 'SMART_CARD', kind: 'possession', secondFactor: true, satisfiesMfaAlone: true, challengeType: 'SMART_CARD', amr: ['sc'] };
 
 describe('nextStep on factors the policy has never heard of', () => {
   const cases: Array<[string, Assurance[], boolean, Assurance[], { status: string; challengeType: string }]> = [

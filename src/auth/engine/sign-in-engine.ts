@@ -10,7 +10,7 @@ import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.servic
 import { UserEntity } from '../../user/user.entity';
 import { UserRepository } from '../../user/user.repository';
 import type { AuthResultResponse } from './auth.dto';
-import { Assurance, Factor, nextStep } from './auth-policy';
+import { Assurance, authenticationMethods, Factor, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FactorRegistry } from './factor-registry';
@@ -289,7 +289,7 @@ export class SignInEngine {
     }
     if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
     // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
-    const session = await this.sessions.start(scope, user, clientIp);
+    const session = await this.sessions.start(scope, user, clientIp, authenticationMethods(factors.map((f) => this.registry.assuranceOf(f))));
     const { token } = await this.sessions.issueFor(scope, user, session.sessionId);
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
   }

@@ -15,7 +15,7 @@ import { FactorStrategy, StepState, Verdict } from '../engine/factor-strategy';
 export class PasswordStrategy implements FactorStrategy<string>, OnModuleInit {
   static readonly ID = 'password';
   readonly id = PasswordStrategy.ID;
-  readonly assurance = { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false } as const;
+  readonly assurance = { factor: 'PASSWORD', kind: 'knowledge', secondFactor: false, satisfiesMfaAlone: false, amr: ['pwd'] } as const;
   readonly guess = 'password' as const;
   readonly spendsAttempt = false;
 

@@ -80,6 +80,10 @@ export const Reason = {
   SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL: 'SOCIAL_LINK_REQUIRES_VERIFIED_EMAIL',
   /** A passkey flagged as cloned (its signature counter went back) stays refused until an admin clears it. */
   WEBAUTHN_CREDENTIAL_FLAGGED: 'WEBAUTHN_CREDENTIAL_FLAGGED',
+  /** An OpenID Provider sign-in request finished with a credential that is not of a user of the issuer's sector. */
+  OIDC_WRONG_SECTOR: 'OIDC_WRONG_SECTOR',
+  /** An OpenID Provider sign-in request finished from a browser other than the one that started it. */
+  OIDC_INTERACTION_OTHER_BROWSER: 'OIDC_INTERACTION_OTHER_BROWSER',
   // NOT_FOUND
   ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
   TENANT_NOT_FOUND: 'TENANT_NOT_FOUND',
@@ -92,6 +96,7 @@ export const Reason = {
   IDENTITY_NOT_FOUND: 'IDENTITY_NOT_FOUND',
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   LINK_INVALID: 'LINK_INVALID',
+  OIDC_INTERACTION_NOT_FOUND: 'OIDC_INTERACTION_NOT_FOUND',
   // ALREADY_EXISTS
   TENANT_SLUG_TAKEN: 'TENANT_SLUG_TAKEN',
   SECTOR_SLUG_TAKEN: 'SECTOR_SLUG_TAKEN',
@@ -118,6 +123,10 @@ export const Reason = {
   WEBAUTHN_NOT_CONFIGURED: 'WEBAUTHN_NOT_CONFIGURED',
   NO_WEBAUTHN_CREDENTIAL: 'NO_WEBAUTHN_CREDENTIAL',
   LAST_FACTOR: 'LAST_FACTOR',
+  /** The app asked for a fresh sign-in (`prompt=login`, `max_age`) and the credential is older. */
+  OIDC_LOGIN_REQUIRED: 'OIDC_LOGIN_REQUIRED',
+  /** The app is not first-party and the user has not consented to what it asks for. */
+  OIDC_CONSENT_REQUIRED: 'OIDC_CONSENT_REQUIRED',
   // FAILED_PRECONDITION / INVALID_ARGUMENT / PERMISSION_DENIED (social login)
   PROVIDER_NOT_ENABLED: 'PROVIDER_NOT_ENABLED',
   REDIRECT_URI_NOT_ALLOWED: 'REDIRECT_URI_NOT_ALLOWED',
