@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { expectError } from './support/contract';
-import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
+import { createSector, createUser, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -77,7 +77,7 @@ describe('OpenID Provider: authorization code flow', () => {
     for (let hop = 0; hop < 5; hop++) {
       if (next.startsWith(REDIRECT_URI)) return new URL(next);
       const res = await agent.get(local(next));
-      expect([302, 303]).toContain(res.status);
+      if (![302, 303].includes(res.status)) throw new Error(`${next}: ${res.status} ${res.text.slice(0, 600)}`);
       next = new URL(res.headers.location, t.baseUrl).href;
     }
     throw new Error(`no redirect to the app after 5 hops (last: ${next})`);
@@ -156,6 +156,7 @@ describe('OpenID Provider: authorization code flow', () => {
       preferred_username: USER.username,
     });
     for (const claim of ['exp', 'iat', 'auth_time', 'updated_at']) expect(claims[claim]).toEqual(expect.any(Number));
+    expect(claims.sid).toEqual(expect.any(String));
     expect(Math.abs(claims.auth_time - Date.now() / 1000)).toBeLessThan(60);
     expect(tokens.refresh_token).toBeUndefined();
 
@@ -290,4 +291,111 @@ describe('OpenID Provider: authorization code flow', () => {
       expectError(page, 404, NOT_FOUND, 'ROUTE_NOT_FOUND');
     }
   });
+});
+
+describe('OpenID Provider: device flow (RFC 8628)', () => {
+  let t: TestApp;
+  let issuer: string;
+  let sectorID: string;
+  let clientId: string;
+  const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+  const USER = { username: 'dora', email: 'dora@example.com', password: 'dora-password-1' };
+
+  const path = (url: string) => {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  };
+  const xsrfOf = (html: string) => /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+  async function deviceAuthorization() {
+    const res = await t.http().post(`${new URL(issuer).pathname}/device/auth`).type('form').send({ client_id: clientId, scope: 'openid email' });
+    expect(res.status).toBe(200);
+    return res.body as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; interval: number; expires_in: number };
+  }
+
+  const poll = (deviceCode: string) => t.http().post(`${new URL(issuer).pathname}/token`).type('form').send({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
+
+  /** The user enters the code on the service's device page and gets to the confirmation; answers the agent and the confirm form's xsrf. */
+  async function enterCode(userCode: string) {
+    const agent = request.agent(t.baseUrl);
+    const d = (await t.http().get(`${new URL(issuer).pathname}/.well-known/openid-configuration`)).body;
+    const input = await agent.get(path(`${issuer}/device`));
+    expect(input.status).toBe(200);
+    expect(input.text).toContain('Connect a device');
+    const confirm = await agent.post(path(`${issuer}/device`)).type('form').send({ xsrf: xsrfOf(input.text), user_code: userCode });
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('Device client');
+    expect(d.device_authorization_endpoint).toBe(`${issuer}/device/auth`);
+    return { agent, xsrf: xsrfOf(confirm.text) };
+  }
+
+  beforeAll(async () => {
+    const port = await freePort();
+    t = await startTestApp({ port, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    const a = await provisionTenant(t);
+    const slug = uniqueSlug('s');
+    sectorID = await createSector(t, a.adminToken, slug);
+    issuer = `${t.baseUrl}/oidc/${a.slug}/${slug}`;
+    await createUser(t, a.adminToken, sectorID, USER);
+    const reg = await t
+      .http()
+      .post(`${new URL(issuer).pathname}/reg`)
+      .set('Authorization', `Bearer ${a.adminToken}`)
+      .send({ client_name: 'Device client', grant_types: [DEVICE_GRANT], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'none' });
+    expect(reg.status).toBe(201);
+    clientId = reg.body.client_id;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers authorization_pending and slow_down while waiting, and tokens once the user confirmed on the service’s page', async () => {
+    const device = await deviceAuthorization();
+    expect(device.verification_uri).toBe(`${issuer}/device`);
+    expect(device.verification_uri_complete).toBe(`${issuer}/device?user_code=${encodeURIComponent(device.user_code)}`);
+    expect((await poll(device.device_code)).body.error).toBe('authorization_pending');
+    expect((await poll(device.device_code)).body.error).toBe('slow_down');
+
+    const { agent, xsrf } = await enterCode(device.user_code);
+    const started = await agent.post(path(`${issuer}/device`)).type('form').send({ xsrf, user_code: device.user_code, confirm: 'yes' });
+    expect(started.status).toBe(303);
+    const interaction = new URL(started.headers.location).searchParams.get('interaction');
+    const done = await agent.post(`/api/v1/oidc/interactions/${interaction}/complete`).set('Authorization', `Bearer ${await t.login(USER.username, USER.password, sectorID)}`);
+    expect(done.status).toBe(200);
+    let next = done.body.redirectTo as string;
+    let page = await agent.get(path(next));
+    for (let hop = 0; hop < 4 && [302, 303].includes(page.status); hop++) {
+      next = new URL(page.headers.location, next).href;
+      page = await agent.get(path(next));
+    }
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Device connected');
+
+    expect(device.interval).toBe(5);
+    await new Promise((resolve) => setTimeout(resolve, device.interval * 1000 + 200));
+    const tokens = await poll(device.device_code);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.access_token).toEqual(expect.any(String));
+    const claims = JSON.parse(Buffer.from(tokens.body.id_token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ iss: issuer, aud: clientId, email: USER.email, amr: ['pwd'] });
+  }, 60_000);
+
+  it('answers access_denied when the user cancels, and expired_token past the code’s lifetime', async () => {
+    const denied = await deviceAuthorization();
+    const { agent, xsrf } = await enterCode(denied.user_code);
+    const cancel = await agent.post(path(`${issuer}/device`)).type('form').send({ xsrf, user_code: denied.user_code, abort: 'yes' });
+    expect(cancel.status).toBe(200);
+    expect((await poll(denied.device_code)).body.error).toBe('access_denied');
+
+    const expired = await deviceAuthorization();
+    // The code's lifetime, passed: its stored expiry moved back (the library checks the payload's `exp`).
+    await tenantPayloadsExpire(expired.device_code);
+    expect((await poll(expired.device_code)).body.error).toBe('expired_token');
+  });
+
+  async function tenantPayloadsExpire(deviceCode: string): Promise<void> {
+    const [row] = await t.sql<{ id: string }>(`SELECT id FROM tenants WHERE slug = $1`, [new URL(issuer).pathname.split('/')[2]]);
+    await tenantSql(t, row.id, `UPDATE oidc_payloads SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1)) WHERE model = 'DeviceCode' AND id = $1`, [deviceCode]);
+  }
 });

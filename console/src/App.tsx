@@ -6,6 +6,7 @@ import { SignInPage } from './signin/SignInPage';
 import { LinkPage } from './signin/LinkPage';
 import { SignUpPage } from './signin/SignUpPage';
 import { ForgotPasswordPage } from './signin/ForgotPasswordPage';
+import { InteractionPage } from './signin/InteractionPage';
 import { LinkReturnPage } from './account/LinkedSection';
 
 const AdminApp = lazy(() => import('./admin/AdminApp'));
@@ -15,7 +16,10 @@ const AccountApp = lazy(() => import('./account/AccountApp'));
  * The SPA's routes. `/console/*` is the admin console (console/src/admin), `/account/*`
  * the user's own account page; each area has its sign-in page. Links mailed by the
  * service (invitation, password reset, magic link, email verification) land on
- * `/account/link` when the sector's MagicLinkURL points there.
+ * `/account/link` when the sector's MagicLinkURL points there. The OpenID Provider
+ * sends the browser to `/api/v1/oidc/interactions/{id}?interaction={id}&sector={sectorID}`
+ * to sign in for an app: the service answers a browser there with this app, and the
+ * sign-in page completes the provider's request.
  */
 export function App() {
   return (
@@ -32,6 +36,7 @@ export function App() {
         {['/invite', '/reset-password', '/magic-link', '/verify-email', '/confirm-email'].map((path) => (
           <Route key={path} path={path} element={<LinkPage />} />
         ))}
+        <Route path="/api/v1/oidc/interactions/:interactionID" element={<InteractionPage />} />
         <Route path="/account/*" element={<RequireAuth area="account"><AccountApp /></RequireAuth>} />
         <Route path="*" element={<Navigate to="/account" replace />} />
       </Routes>

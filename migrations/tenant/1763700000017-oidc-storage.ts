@@ -12,7 +12,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *    row per (model, id) with the library's payload as JSON and the columns its
  *    lookups need: by grant (revoking everything a grant issued), by interaction
  *    uid, by device user code, by account (ending a user's provider sessions).
- *    Consuming a code or refresh token is one conditional UPDATE of `consumed_at`.
+ *    Consuming a code or refresh token is one conditional UPDATE of `consumed_at`;
+ *    `last_polled_at` is when a device last polled for its device code (RFC 8628's
+ *    `slow_down`).
  *  - `sessions.amr`: how the sign-in that started a session authenticated the user
  *    (RFC 8176 references), which the provider's ID tokens carry as `amr`.
  */
@@ -44,6 +46,7 @@ export class OidcStorage1763700000017 implements MigrationInterface {
         account_id text,
         expires_at timestamptz,
         consumed_at timestamptz,
+        last_polled_at timestamptz,
         PRIMARY KEY (model, id)
       )`);
     await q.query(`CREATE INDEX oidc_payloads_grant_idx ON oidc_payloads (grant_id) WHERE grant_id IS NOT NULL`);

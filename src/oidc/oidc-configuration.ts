@@ -126,6 +126,8 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
     },
     features: {
       devInteractions: { enabled: false },
+      // OpenID Connect's claims parameter; the HTTP mount also uses it to ask for `sid` in every ID token.
+      claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
       registrationManagement: { enabled: true, rotateRegistrationAccessToken: true },
       clientCredentials: { enabled: true },

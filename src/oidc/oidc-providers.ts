@@ -57,6 +57,34 @@ function loadLibrary(logger: Logger): Promise<OidcLibrary> {
   return library;
 }
 
+/** RFC 8628's polling interval, in seconds: stated in every device authorization answer, enforced with `slow_down`. */
+const DEVICE_POLL_INTERVAL_SECONDS = 5;
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+type ProviderMiddleware = Parameters<OidcProvider['use']>[0];
+
+/**
+ * What the library leaves out of RFC 8628, added around it (its documented
+ * post-middleware): the `interval` in the device authorization answer, and
+ * `slow_down` instead of `authorization_pending` for a device that polls again
+ * sooner than the interval (the poll times are kept with the device code).
+ */
+function devicePolling(storage: OidcStorageRepository, scope: OidcStorageScope): ProviderMiddleware {
+  return async (ctx, next) => {
+    await next();
+    const route = ctx.oidc?.route;
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (route === 'device_authorization' && ctx.status === 200 && body && typeof body === 'object') {
+      body.interval = DEVICE_POLL_INTERVAL_SECONDS;
+    } else if (route === 'token' && body?.error === 'authorization_pending' && ctx.oidc?.params?.grant_type === DEVICE_CODE_GRANT) {
+      const previous = await storage.notePoll(await scope.db(), scope.sectorId, String(ctx.oidc.params.device_code));
+      if (previous && Date.now() - previous.getTime() < DEVICE_POLL_INTERVAL_SECONDS * 1000) {
+        ctx.body = { error: 'slow_down', error_description: `poll at most every ${DEVICE_POLL_INTERVAL_SECONDS} seconds` };
+      }
+    }
+  };
+}
+
 /** OpenID Connect claims of a user, as the scopes release them (empty values left out). */
 function userClaims(user: UserEntity): Record<string, unknown> {
   const address = Object.fromEntries(
@@ -191,6 +219,7 @@ export class OidcProviders {
     );
     // Every URL the provider builds is under PUBLIC_URL: the HTTP mount sets the forwarded host and protocol from it.
     provider.proxy = true;
+    provider.use(devicePolling(this.storage, scope));
     provider.on('server_error', (_ctx: unknown, err: unknown) => this.logger.error(`${issuer}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const handle = provider.callback();
     return { issuer, route: { ...route, tenant }, provider, handle: (req, res) => void handle(req, res) };

@@ -82,6 +82,22 @@ export class OidcStorageRepository {
     await db.rows(`DELETE FROM oidc_payloads WHERE grant_id = $1 AND sector_id = $2`, [grantId, sectorId]);
   }
 
+  /**
+   * Records a poll of the token endpoint for a device code and answers the time of
+   * the one before (null for the first): one statement, so racing polls each see
+   * the other.
+   */
+  async notePoll(db: TenantDb, sectorId: string, deviceCode: string): Promise<Date | null | undefined> {
+    const [row] = await db.rows<{ previous: Date | null }>(
+      `UPDATE oidc_payloads p SET last_polled_at = now()
+         FROM (SELECT model, id, last_polled_at FROM oidc_payloads WHERE model = 'DeviceCode' AND id = $1 AND sector_id = $2 FOR UPDATE) before
+        WHERE p.model = before.model AND p.id = before.id
+       RETURNING before.last_polled_at AS previous`,
+      [deviceCode, sectorId],
+    );
+    return row ? row.previous : undefined;
+  }
+
   // ---- clients ----------------------------------------------------------------
 
   /**
@@ -124,11 +140,13 @@ export class OidcStorageRepository {
     });
   }
 
+  /**
+   * One artifact, expired or not: the library checks expiry itself and asks for
+   * expired ones on purpose (a device code past its lifetime answers
+   * `expired_token`, not `invalid_grant`). Rows go an hour after they expire.
+   */
   private async one(db: TenantDb, where: string, params: unknown[]): Promise<OidcPayload | undefined> {
-    const [row] = await db.read<PayloadRow>(
-      `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oidc_payloads WHERE ${where} AND (expires_at IS NULL OR expires_at > now())`,
-      params,
-    );
+    const [row] = await db.read<PayloadRow>(`SELECT payload, consumed_at IS NOT NULL AS consumed FROM oidc_payloads WHERE ${where}`, params);
     if (!row) return undefined;
     return row.consumed ? { ...row.payload, consumed: true } : row.payload;
   }

@@ -169,15 +169,21 @@ function url(path: string, query?: Query): string {
   return target.toString();
 }
 
-async function send<T>(method: string, path: string, query: Query | undefined, body: unknown, authenticate: boolean): Promise<T> {
+/** A request with a bearer token of its own (never the session's, never renewed), sending this origin's cookies. */
+interface OwnCredentials {
+  token: string;
+  credentials: RequestCredentials;
+}
+
+async function send<T>(method: string, path: string, query: Query | undefined, body: unknown, authenticate: boolean, own?: OwnCredentials): Promise<T> {
   if (authenticate && accessToken && refreshToken && expiresSoon(accessToken)) await refreshOnce();
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = authenticate ? accessToken : null;
+  const token = own ? own.token : authenticate ? accessToken : null;
   if (token) headers.Authorization = `Bearer ${token}`;
   let response: Response;
   try {
-    response = await fetch(url(path, query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+    response = await fetch(url(path, query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: own?.credentials ?? 'omit' });
   } catch {
     throw new ApiError(0, { code: 14 }, 'The service could not be reached. Check the connection and try again.');
   }
@@ -211,6 +217,12 @@ export const api = {
   getPublic: <T>(path: string, query?: Query): Promise<T> => send<T>('GET', path, query, undefined, false),
   /** A public POST (sign-in steps, links): never carries the access token. */
   postPublic: <T>(path: string, body?: unknown): Promise<T> => send<T>('POST', path, undefined, body ?? {}, false),
+  /**
+   * A POST with the access token of a sign-in that is not this page's session (nothing is
+   * stored or renewed), with this origin's cookies: the OpenID Provider's sign-in page
+   * completes its request this way (the provider's cookie names the browser that started it).
+   */
+  postWithToken: <T>(token: string, path: string, body?: unknown): Promise<T> => send<T>('POST', path, undefined, body ?? {}, false, { token, credentials: 'same-origin' }),
 };
 
 /** Encodes one path segment (ids from the API are opaque). */

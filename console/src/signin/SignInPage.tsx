@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
+import { useEffect, useEffectEvent, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { WebAuthnAbortService } from '@simplewebauthn/browser';
 import type { SessionTokens } from '../api/client';
@@ -43,17 +43,37 @@ export function useFinishSignIn(area: Area, next: string) {
 }
 
 /**
+ * A sign-in for an app through the OpenID Provider (InteractionPage): the page says
+ * who asks, and the sign-in ends by completing the provider's request rather than
+ * with a session of this app.
+ */
+export interface SignInFor {
+  clientName: string;
+  /** Prefills the username (the app's `login_hint`). */
+  loginHint?: string;
+  /** Where a social sign-in started here comes back to (this page, with its request and sector). */
+  returnURL: string;
+  /** Completes the request with the sign-in's tokens and leaves the page; what it throws is shown above the form. */
+  complete(tokens: SessionTokens): Promise<void>;
+  /** Shown above the form: the account to use, what the app receives. */
+  intro?: ReactNode;
+}
+
+/**
  * The sign-in page of the console and of the account page: username and password,
  * a one-time code, a passkey (with a username, or usernameless through the
  * browser's autofill), a mailed sign-in link, social providers; then the steps
- * the transaction asks for (ContinueSignIn).
+ * the transaction asks for (ContinueSignIn). With `signInFor`, the same page signs
+ * in for an app (the OpenID Provider's request): no mailed link then, whose mail
+ * leads to the account page and not back here.
  */
-export function SignInPage({ area }: { area: Area }) {
-  const { sectorID, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled, next } = useSignInContext();
+export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignInFor }) {
+  const { sectorID, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled: sectorMagicLinks, next } = useSignInContext();
+  const magicLinkLoginEnabled = sectorMagicLinks && !signInFor;
   const [params, setParams] = useSearchParams();
-  const finish = useFinishSignIn(area, next);
+  const finishHere = useFinishSignIn(area, next);
   const [mode, setMode] = useState<Mode>('password');
-  const [username, setUsername] = useState('');
+  const [username, setUsername] = useState(signInFor?.loginHint ?? '');
   const [password, setPassword] = useState('');
   const [pending, setPending] = useState<AuthResult | null>(null);
   const [codeSent, setCodeSent] = useState(false);
@@ -75,6 +95,23 @@ export function SignInPage({ area }: { area: Area }) {
   });
   const { busyWith: busy, error, setError } = action;
   const [notice, setNotice] = useState('');
+  /**
+   * Ends a successful sign-in. For an app, a refused completion (another sector's account,
+   * a sign-in not recent enough, a request this browser did not start) shows the form again
+   * with the reason, whichever step signed in (ContinueSignIn and the autofill passkey do not report errors).
+   */
+  const finish = signInFor
+    ? async (tokens: SessionTokens) => {
+        try {
+          await signInFor.complete(tokens);
+        } catch (e) {
+          setPending(null);
+          setCodeSent(false);
+          setPassword('');
+          setError(e);
+        }
+      }
+    : finishHere;
   /** A result reached from an effect (social return, autofill passkey). */
   const onResult = useEffectEvent(async (result: AuthResult) => {
     if (result.status === 'SUCCESS' && result.token) await finish({ token: result.token, refreshToken: result.refreshToken });
@@ -165,16 +202,20 @@ export function SignInPage({ area }: { area: Area }) {
 
   const social = (provider: SocialProvider) =>
     run(provider, async () => {
-      const back = new URL(`/${area}/sign-in`, window.location.origin);
-      if (sectorID) back.searchParams.set('sector', sectorID);
-      if (next) back.searchParams.set('next', next);
+      const back = new URL(signInFor ? signInFor.returnURL : `/${area}/sign-in`, window.location.origin);
+      if (!signInFor) {
+        if (sectorID) back.searchParams.set('sector', sectorID);
+        if (next) back.searchParams.set('next', next);
+      }
       const flow = newSocialFlow(back);
       const start = await signInApi.socialInitiate(sectorID, provider, flow.redirectURI);
       flow.remember('sign-in', start);
       window.location.assign(start.authURL);
     });
 
-  const title = `${area === 'console' ? 'Sign in to the console' : 'Sign in'}${sectorName ? ` — ${sectorName}` : ''}`;
+  const title = signInFor
+    ? `Sign in to continue to ${signInFor.clientName}`
+    : `${area === 'console' ? 'Sign in to the console' : 'Sign in'}${sectorName ? ` — ${sectorName}` : ''}`;
 
   if (pending) {
     return (
@@ -198,6 +239,8 @@ export function SignInPage({ area }: { area: Area }) {
 
   return (
     <PublicShell title={title} area={area}>
+      {signInFor && sectorName ? <p>Use your {sectorName} account.</p> : null}
+      {signInFor?.intro}
       <div className="tabs" role="group" aria-label="Sign in with">
         <Button aria-pressed={mode === 'password'} onClick={() => setMode('password')}>Password</Button>
         <Button aria-pressed={mode === 'code'} onClick={() => setMode('code')}>Email code</Button>

@@ -1,0 +1,170 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Navigate, useLocation, useParams, useSearchParams } from 'react-router';
+import { ApiError, type SessionTokens } from '../api/client';
+import { Button, ErrorMessage, Loading } from '../ui';
+import { httpURL, interactionApi, scopeWords, type InteractionDetails } from './interaction';
+import { PublicShell } from './PublicShell';
+import { SignInPage } from './SignInPage';
+
+/**
+ * The OpenID Provider's sign-in page, `/api/v1/oidc/interactions/{id}?interaction={id}&sector={sectorID}`
+ * (the provider sends the browser here; the service answers a browser with this app).
+ * Without `?interaction=` it is the account's plain sign-in page.
+ */
+export function InteractionPage() {
+  const { interactionID = '' } = useParams();
+  const [params] = useSearchParams();
+  const requested = params.get('interaction');
+  if (requested === null) return <SignInPage area="account" />;
+  // The query names the same request as the path (the provider's cookie is scoped to the path); anything else is no request.
+  return <InteractionSignIn key={interactionID} interactionID={requested === interactionID ? interactionID : ''} />;
+}
+
+/** The reasons a request is no longer there (404 NOT_FOUND), in words. */
+const ENDED =
+  'This sign-in request has expired, was already completed, or does not exist. Go back to the app you came from and sign in from there again.';
+
+/**
+ * Loads the request, then shows the sector's sign-in page for it; a successful sign-in
+ * completes the request with its access token and sends the browser where the
+ * provider says (back to the app).
+ */
+function InteractionSignIn({ interactionID }: { interactionID: string }) {
+  const location = useLocation();
+  const [params] = useSearchParams();
+  const details = useQuery({
+    queryKey: ['oidc-interaction', interactionID],
+    queryFn: () => interactionApi.details(interactionID),
+    enabled: interactionID !== '',
+    staleTime: Infinity,
+    retry: false,
+  });
+  /** The request ended while the user signed in (complete answered 404). */
+  const [ended, setEnded] = useState(false);
+  /** Completed: the browser is on its way back to the app. */
+  const [leaving, setLeaving] = useState(false);
+
+  const data = details.data;
+  const notFound = interactionID === '' || ended || (details.error instanceof ApiError && details.error.status === 404);
+
+  if (notFound) {
+    return (
+      <PublicShell title="This sign-in link has ended">
+        <div className="error-message" role="alert">
+          <p>{ENDED}</p>
+        </div>
+        {data ? <ReturnLink details={data} /> : null}
+      </PublicShell>
+    );
+  }
+
+  if (details.error) {
+    return (
+      <PublicShell title="Sign in">
+        <ErrorMessage error={details.error} title="The sign-in request could not be loaded." />
+        <p>
+          <Button variant="primary" busy={details.isFetching} onClick={() => void details.refetch()}>Try again</Button>
+        </p>
+      </PublicShell>
+    );
+  }
+
+  if (!data) {
+    return (
+      <PublicShell title="Sign in">
+        <Loading label="Loading the sign-in request…" />
+      </PublicShell>
+    );
+  }
+
+  const clientName = data.client.clientName || 'the app';
+
+  if (leaving) {
+    return (
+      <PublicShell title={`Sign in to continue to ${clientName}`}>
+        <Loading label={`Signed in. Returning to ${clientName}…`} />
+      </PublicShell>
+    );
+  }
+
+  // The page signs in to the request's sector, whatever the address says.
+  if (params.get('sector') !== data.sectorID) {
+    const fixed = new URLSearchParams(params);
+    fixed.set('sector', data.sectorID);
+    return <Navigate to={{ pathname: location.pathname, search: `?${fixed.toString()}` }} replace />;
+  }
+
+  const complete = async (tokens: SessionTokens) => {
+    let target: string | undefined;
+    try {
+      target = httpURL((await interactionApi.complete(interactionID, tokens.token)).redirectTo);
+      if (!target) throw new Error('The service answered no address to continue to. Go back to the app and sign in from there again.');
+    } catch (e) {
+      // The tokens are dropped: end their session at the service (best effort).
+      interactionApi.endSession(tokens.token).catch(() => undefined);
+      if (e instanceof ApiError && e.status === 404) {
+        setEnded(true);
+        return;
+      }
+      // The service's words say what to do: sign in to the app's sector (403), start again from the
+      // app in this browser (403), sign in again (400, prompt=login or max_age), or that the app needs consent (400).
+      throw e;
+    }
+    setLeaving(true);
+    window.location.assign(target);
+  };
+
+  const returnURL = `${location.pathname}?${new URLSearchParams({ interaction: interactionID, sector: data.sectorID }).toString()}`;
+
+  return (
+    <SignInPage
+      area="account"
+      signInFor={{ clientName, loginHint: data.loginHint, returnURL, complete, intro: <RequestIntro details={data} /> }}
+    />
+  );
+}
+
+/** Who asks and, for an app of someone else, what it will receive; its registered links. */
+function RequestIntro({ details }: { details: InteractionDetails }) {
+  const { client } = details;
+  const shared = client.firstParty ? [] : scopeWords(details.scopes);
+  const links = [
+    { href: httpURL(client.clientURI), label: `About ${client.clientName || 'the app'}` },
+    { href: httpURL(client.policyURI), label: 'Privacy policy' },
+    { href: httpURL(client.tosURI), label: 'Terms of service' },
+  ].filter((link): link is { href: string; label: string } => link.href !== undefined);
+  return (
+    <>
+      {shared.length > 0 ? (
+        <div>
+          <p>Signing in shares with {client.clientName || 'the app'}:</p>
+          <ul>
+            {shared.map((words) => (
+              <li key={words}>{words}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {links.length > 0 ? (
+        <p className="links">
+          {links.map((link) => (
+            <a key={link.label} href={link.href} rel="noopener noreferrer">
+              {link.label}
+            </a>
+          ))}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** After the request ended: a way back to the app, if it registered its address. */
+function ReturnLink({ details }: { details: InteractionDetails }) {
+  const href = httpURL(details.client.clientURI);
+  return href ? (
+    <p>
+      <a href={href} rel="noopener noreferrer">Return to {details.client.clientName || 'the app'}</a>
+    </p>
+  ) : null;
+}
