@@ -22,11 +22,11 @@
  *
  * Needs `npm run build` first (dist/console). If chromium cannot start, the spec fails.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startBrowser } from './support/browser';
+import { seriousViolations, startBrowser } from './support/browser';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
@@ -35,23 +35,6 @@ jest.setTimeout(180_000);
 const SHOTS = join(__dirname, '..', 'test-artifacts', 'screenshots');
 const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const tag = randomBytes(3).toString('hex');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core'), 'utf8');
-
-/** Runs axe-core in the page and answers the serious and critical violations (rule ids with their first targets). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const loaded = await page.evaluate(() => typeof (globalThis as any).axe === 'object');
-  // Evaluated through DevTools rather than added as a <script>: the service's CSP (script-src 'self') rightly refuses inline scripts.
-  if (!loaded) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>).map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
-    }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
 
 /** Polls `check` until it answers true (or fails after `timeoutMs`). */
 async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {

@@ -18,12 +18,12 @@
  * Needs the console built first (`npx vite build --config console/vite.config.ts`,
  * or `npm run build`). If chromium cannot start, the spec fails.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startBrowser } from './support/browser';
+import { seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -34,7 +34,6 @@ jest.setTimeout(180_000);
 
 const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const SHOTS = join(__dirname, '..', 'test-artifacts', 'screenshots');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core'), 'utf8');
 
 const dynamicImport = (name: string): Promise<any> => import(name);
 
@@ -61,22 +60,6 @@ async function serveRedirectTarget(): Promise<RedirectTarget> {
     received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Runs axe-core in the page and answers the serious and critical violations. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const loaded = await page.evaluate(() => typeof (globalThis as any).axe === 'object');
-  // Through DevTools rather than a <script>: the service's CSP (script-src 'self') refuses inline scripts.
-  if (!loaded) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>).map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
-    }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
 
 /** No serious or critical axe violations on the screen, which is photographed to test-artifacts/screenshots/oidc-<name>.png. */

@@ -7,11 +7,33 @@
  * the options the service answered and hands back `credential.toJSON()`.
  * If chromium cannot start, `startBrowser` throws: the specs fail, never skip.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Browser, BrowserContext, CDPSession, chromium, Page } from 'playwright-core';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(require.resolve('axe-core'), 'utf8');
+
+/**
+ * Runs axe-core in the page and answers the serious and critical violations (rule
+ * ids with their first targets). Evaluated through DevTools rather than added as a
+ * <script>: the service's CSP (script-src 'self') rightly refuses inline scripts.
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const loaded = await page.evaluate(() => typeof (globalThis as any).axe === 'object');
+  if (!loaded) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>).map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}
+
 
 const CHROMIUM_ARGS = [
   '--headless=new',
