@@ -26,7 +26,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { seriousViolations, startBrowser } from './support/browser';
+import { newConsolePage, seriousViolations, startBrowser } from './support/browser';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
@@ -89,10 +89,7 @@ describe('admin console in chromium', () => {
     smtp = await startSmtpServer();
     t = await startTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM, ...FAST_WORKER, ...NO_THROTTLE } });
     browser = await startBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
   afterAll(async () => {

@@ -20,6 +20,10 @@ export const AUDIT_EVENT_TYPES = [
   'api_token.revoked',
   'tenant.provisioned',
   'signing_key.rotated',
+  'oidc_client.created',
+  'oidc_client.updated',
+  'oidc_client.secret_rotated',
+  'oidc_client.deleted',
 ] as const;
 type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

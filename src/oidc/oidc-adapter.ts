@@ -1,5 +1,6 @@
 import type { TenantDb } from '../tenancy/tenant-db';
 import { currentOidcCall } from './oidc-call';
+import type { OidcClientStore } from './oidc-client-store';
 import { OidcPayload, OidcStorageRepository } from './oidc-storage.repository';
 
 /** The storage interface `oidc-provider` asks of an adapter, one instance per model. */
@@ -26,17 +27,17 @@ const NOT_STORED = Promise.resolve(undefined);
  * database, scoped to the sector. Clients are their own table (secrets sealed, the
  * registrant recorded); everything else is one payload table.
  */
-export function oidcAdapterFactory(storage: OidcStorageRepository, scope: OidcStorageScope): (model: string) => OidcAdapter {
+export function oidcAdapterFactory(storage: OidcStorageRepository, clients: OidcClientStore, scope: OidcStorageScope): (model: string) => OidcAdapter {
   const { sectorId } = scope;
   return (model: string): OidcAdapter => {
     if (model === 'Client') {
       return {
-        upsert: async (_id, payload) => storage.upsertClient(await scope.db(), sectorId, payload, currentOidcCall().registrant ?? { firstParty: false, createdBy: null }),
-        find: async (id) => (await storage.findClient(await scope.db(), sectorId, id))?.metadata,
+        upsert: async (_id, payload) => clients.save(await scope.db(), sectorId, payload, currentOidcCall().registrant ?? { firstParty: false, createdBy: null }),
+        find: async (id) => (await clients.find(await scope.db(), sectorId, id))?.metadata,
         findByUserCode: () => NOT_STORED,
         findByUid: () => NOT_STORED,
         consume: async () => undefined,
-        destroy: async (id) => void (await storage.deleteClient(await scope.db(), sectorId, id)),
+        destroy: async (id) => void (await clients.remove(await scope.db(), sectorId, id)),
         revokeByGrantId: async () => undefined,
       };
     }

@@ -4,7 +4,8 @@ import { allows, Role } from '../access/role-matrix';
 import { serveAheadOfFramework } from '../common/http/request-listeners';
 import { ensureRequestId, IncomingRequest } from '../common/http/request';
 import { logAccess } from '../common/logging/access-log.middleware';
-import { RequestContext, runRequestContext } from '../common/http/request-context';
+import { noteRequestScope, RequestContext, runRequestContext } from '../common/http/request-context';
+import { actorOf } from '../audit/audit-event';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { bearerCredential } from '../credentials/bearer.strategy';
 import { CredentialService } from '../credentials/credential.service';
@@ -151,6 +152,8 @@ export class OidcHttp {
     } catch {
       throw new OAuthRefusal(401, 'invalid_token', 'Registration needs an initial access token: an access token of an admin of this sector or an API token of it.', challenge);
     }
+    // The registrant is the request's actor (audit events, the access log), as on every authenticated route.
+    noteRequestScope(principal.tenant.id, principal.sectorId, actorOf(principal));
     if (!allows(Role.SECTOR_ADMIN, principal, { sector: issuer.route })) {
       throw new OAuthRefusal(403, 'insufficient_scope', 'The initial access token has no admin rights over this sector.', [['WWW-Authenticate', 'Bearer error="insufficient_scope"']]);
     }

@@ -13,6 +13,7 @@ import { UserRepository } from '../user/user.repository';
 import { interactionId } from './interaction-id';
 import { oidcAdapterFactory, OidcStorageScope } from './oidc-adapter';
 import { OidcAccount, oidcConfiguration } from './oidc-configuration';
+import { OidcClientStore } from './oidc-client-store';
 import { OidcStorageRepository } from './oidc-storage.repository';
 
 type OidcLibrary = typeof import('oidc-provider', { with: { 'resolution-mode': 'import' } });
@@ -142,6 +143,7 @@ export class OidcProviders {
     private readonly connections: TenantConnections,
     private readonly keys: KeyService,
     private readonly storage: OidcStorageRepository,
+    private readonly clients: OidcClientStore,
     private readonly users: UserRepository,
     private readonly box: SecretBox,
     changes: DirectoryChanges,
@@ -205,7 +207,7 @@ export class OidcProviders {
     const provider = new Provider(
       issuer,
       oidcConfiguration({
-        adapter: oidcAdapterFactory(this.storage, scope),
+        adapter: oidcAdapterFactory(this.storage, this.clients, scope),
         jwks: await this.keys.tenantSigningJwks(tenant),
         cookieKeys: [this.box.mac(COOKIE_KEY_PURPOSE, `${tenant.id}:${route.sectorId}`)],
         interactionUrl: (uid) => {

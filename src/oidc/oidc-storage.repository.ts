@@ -31,6 +31,17 @@ export type OidcLookup = 'uid' | 'user_code';
 const SWEEP_EVERY = 64;
 const SWEEP_BATCH = 500;
 
+const CLIENT_COLUMNS = `metadata, client_secret_sealed AS sealed, first_party AS "firstParty", created_by AS "createdBy", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+interface ClientRow {
+  metadata: OidcPayload;
+  sealed: string | null;
+  firstParty: boolean;
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 interface PayloadRow {
   payload: OidcPayload;
   consumed: boolean;
@@ -121,23 +132,26 @@ export class OidcStorageRepository {
   }
 
   async findClient(db: TenantDb, sectorId: string, clientId: string): Promise<StoredOidcClient | undefined> {
-    const [row] = await db.read<{ metadata: OidcPayload; sealed: string | null; firstParty: boolean; createdBy: string | null; createdAt: Date; updatedAt: Date }>(
-      `SELECT metadata, client_secret_sealed AS sealed, first_party AS "firstParty", created_by AS "createdBy", created_at AS "createdAt", updated_at AS "updatedAt"
-         FROM oidc_clients WHERE client_id = $1 AND sector_id = $2`,
-      [clientId, sectorId],
-    );
-    if (!row) return undefined;
-    const metadata = row.sealed === null ? row.metadata : { ...row.metadata, client_secret: this.box.open(OIDC_CLIENT_SECRET_SEAL, row.sealed).toString('utf8') };
-    return { metadata, firstParty: row.firstParty, createdBy: row.createdBy, createdAt: row.createdAt, updatedAt: row.updatedAt };
+    const [row] = await db.read<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM oidc_clients WHERE client_id = $1 AND sector_id = $2`, [clientId, sectorId]);
+    return row ? this.opened(row) : undefined;
   }
 
-  /** Deletes a client and everything issued to it. */
+  /** Deletes a client and everything issued to it (run it in a transaction). */
   async deleteClient(db: TenantDb, sectorId: string, clientId: string): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const deleted = await tx.rows(`DELETE FROM oidc_clients WHERE client_id = $1 AND sector_id = $2 RETURNING client_id`, [clientId, sectorId]);
-      await tx.rows(`DELETE FROM oidc_payloads WHERE sector_id = $1 AND payload->>'clientId' = $2`, [sectorId, clientId]);
-      return deleted.length > 0;
-    });
+    const deleted = await db.rows(`DELETE FROM oidc_clients WHERE client_id = $1 AND sector_id = $2 RETURNING client_id`, [clientId, sectorId]);
+    await db.rows(`DELETE FROM oidc_payloads WHERE sector_id = $1 AND payload->>'clientId' = $2`, [sectorId, clientId]);
+    return deleted.length > 0;
+  }
+
+  /** The sector's clients, oldest first (at most 1,000), their secrets opened. */
+  async listClients(db: TenantDb, sectorId: string): Promise<StoredOidcClient[]> {
+    const rows = await db.read<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM oidc_clients WHERE sector_id = $1 ORDER BY created_at, client_id LIMIT 1000`, [sectorId]);
+    return rows.map((row) => this.opened(row));
+  }
+
+  private opened(row: ClientRow): StoredOidcClient {
+    const metadata = row.sealed === null ? row.metadata : { ...row.metadata, client_secret: this.box.open(OIDC_CLIENT_SECRET_SEAL, row.sealed).toString('utf8') };
+    return { metadata, firstParty: row.firstParty, createdBy: row.createdBy, createdAt: row.createdAt, updatedAt: row.updatedAt };
   }
 
   /**

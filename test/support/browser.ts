@@ -46,6 +46,15 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** A page for the console's specs: a new light-mode 1280×900 context allowed `origin`'s clipboard, 15 s per step. */
+export async function newConsolePage(browser: Browser, origin: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page };
+}
+
 /** Launches chromium; a failure is an error naming the binary (the spec fails loudly). */
 export async function startBrowser(): Promise<Browser> {
   try {

@@ -13,6 +13,7 @@ const SettingsPage = lazy(() => import('./settings/SettingsPage'));
 const UsersPage = lazy(() => import('./users/UsersPage'));
 const TokensPage = lazy(() => import('./tokens/TokensPage'));
 const OAuthPage = lazy(() => import('./oauth/OAuthPage'));
+const ClientsPage = lazy(() => import('./clients/ClientsPage'));
 
 /** Lets a default-sector admin pick the sector the sector screens administer (the first 100 of the tenant). */
 function SectorSwitcher() {
@@ -179,6 +180,7 @@ export default function AdminApp() {
         <Route path="sectors/:sectorID/settings" element={<SectorScreenRoute><SettingsPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/tokens" element={<SectorScreenRoute><TokensPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/oauth" element={<SectorScreenRoute><OAuthPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/clients" element={<SectorScreenRoute><ClientsPage /></SectorScreenRoute>} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -1,19 +1,25 @@
 import { api } from '../api/client';
 import type {
   CreateApiTokenResponse,
+  CreateOidcClientResponse,
   CreateSectorBody,
   CreateUserBody,
+  DeleteOidcClientResponse,
   GetTenantResponse,
   ListApiTokensResponse,
+  ListOidcClientsResponse,
   ListSectorsResponse,
   ListTenantsResponse,
   ListUsersResponse,
   OAuthProviderInput,
   OAuthProvidersResponse,
+  OidcClient,
+  OidcClientInput,
   ProvisionTenantBody,
   ProvisionTenantResponse,
   ResendInviteResponse,
   RevokeApiTokenResponse,
+  RotateOidcClientSecretResponse,
   Sector,
   SectorSettings,
   StatusResponse,
@@ -90,4 +96,16 @@ export const oauthApi = {
   read: (sectorID: string) => api.get<OAuthProvidersResponse>(`/api/v1/sectors/${enc(sectorID)}/oauth/providers`),
   update: (sectorID: string, providers: Record<string, OAuthProviderInput>) =>
     api.put<StatusResponse>(`/api/v1/sectors/${enc(sectorID)}/oauth/providers`, { providers } satisfies UpdateOAuthProvidersBody),
+};
+
+/** The apps of the sector's OpenID Provider (a secret is in the create and rotate answers only). */
+export const oidcClientsApi = {
+  list: (sectorID: string) => api.get<ListOidcClientsResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients`),
+  read: (sectorID: string, clientID: string) => api.get<OidcClient>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}`),
+  create: (sectorID: string, body: OidcClientInput) => api.post<CreateOidcClientResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients`, body),
+  /** A full replacement: absent optional fields are cleared. */
+  update: (sectorID: string, clientID: string, body: OidcClientInput) => api.put<OidcClient>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}`, body),
+  rotateSecret: (sectorID: string, clientID: string) =>
+    api.post<RotateOidcClientSecretResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}/rotate-secret`),
+  remove: (sectorID: string, clientID: string) => api.del<DeleteOidcClientResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}`),
 };

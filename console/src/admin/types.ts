@@ -39,3 +39,12 @@ export type OAuthProviderInput = Schemas['OAuthProviderAdminConfig'];
 export type OAuthProvidersResponse = Schemas['OAuthProvidersResponse'];
 export type UpdateOAuthProvidersBody = Schemas['UpdateOAuthProvidersDto'];
 export type StatusResponse = Schemas['StatusResponse'];
+
+export type OidcClient = Schemas['OidcClientResponse'];
+export type OidcClientInput = Schemas['OidcClientInput'];
+export type OidcGrantType = OidcClient['grantTypes'][number];
+export type OidcAuthMethod = OidcClient['tokenEndpointAuthMethod'];
+export type ListOidcClientsResponse = Schemas['ListOidcClientsResponse'];
+export type CreateOidcClientResponse = Schemas['CreateOidcClientResponse'];
+export type RotateOidcClientSecretResponse = Schemas['RotateOidcClientSecretResponse'];
+export type DeleteOidcClientResponse = Schemas['DeleteOidcClientResponse'];

@@ -17,6 +17,12 @@ export function formatTime(unix: string, never = 'Never'): string {
   return new Date(n * 1000).toLocaleString();
 }
 
+/** An ISO 8601 date-time (the API's `format: date-time`) as a local date and time. */
+export function formatDateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
 /** Builds a query string from defined, non-empty values. */
 export function queryOf(params: Record<string, string | number | boolean | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -916,6 +916,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/oidc/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the apps registered with the sector’s OpenID Provider (never their secrets) */
+        get: operations["OidcClientController_list"];
+        put?: never;
+        /** Register a first-party app (its client secret is shown only here) */
+        post: operations["OidcClientController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/oidc/clients/{clientID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an app */
+        get: operations["OidcClientController_get"];
+        /** Replace an app’s settings (name, redirect URIs, grants, authentication, logout URIs) */
+        put: operations["OidcClientController_update"];
+        post?: never;
+        /** Delete an app: its tokens, codes and grants go with it */
+        delete: operations["OidcClientController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/oidc/clients/{clientID}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give an app a new client secret (shown only here); the old one stops working at once */
+        post: operations["OidcClientController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/introspect": {
         parameters: {
             query?: never;
@@ -1001,7 +1055,7 @@ export interface components {
              */
             occurredAt: string;
             /** @enum {string} */
-            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated";
+            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted";
             /** @enum {string} */
             outcome: "success" | "failure";
             /** @description The refusal reason of a failure (an error reason), else empty. */
@@ -2081,6 +2135,59 @@ export interface components {
             /** @description Where the browser goes next: the provider, which answers the app’s redirect URI. */
             redirectTo: string;
         };
+        OidcClientResponse: {
+            clientID: string;
+            clientName: string;
+            redirectURIs: string[];
+            postLogoutRedirectURIs: string[];
+            grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+            /** @enum {string} */
+            tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt";
+            jwksURI?: string;
+            backchannelLogoutURI?: string;
+            /** @description Registered by an admin: its users are never asked for consent. */
+            firstParty: boolean;
+            /** @description Where its RFC 7592 registration lives (managed there with its registration access token, when it has one). */
+            registrationClientURI: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ListOidcClientsResponse: {
+            /** @description The sector’s issuer, `{PUBLIC_URL}/oidc/{tenant slug}/{sector slug}` (discovery at `{issuer}/.well-known/openid-configuration`). */
+            issuer: string;
+            clients: components["schemas"]["OidcClientResponse"][];
+        };
+        OidcClientInput: {
+            /** @description What users see on the sign-in page. */
+            clientName: string;
+            /** @description Exact redirect URIs (https; http for loopback and native apps). Needed for authorization_code. */
+            redirectURIs?: string[];
+            /** @description Where RP-initiated logout may send the browser back to. */
+            postLogoutRedirectURIs?: string[];
+            /** @description Default: authorization_code and refresh_token. */
+            grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+            /**
+             * @description Default: client_secret_basic.
+             * @enum {string}
+             */
+            tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt";
+            /** @description The app’s JWK Set URL (private_key_jwt). */
+            jwksURI?: string;
+            /** @description Where back-channel logout tokens go (https; see OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
+            backchannelLogoutURI?: string;
+        };
+        CreateOidcClientResponse: {
+            client: components["schemas"]["OidcClientResponse"];
+            /** @description The client secret of a confidential app: shown only here and when rotated, stored sealed. */
+            clientSecret?: string;
+        };
+        RotateOidcClientSecretResponse: {
+            /** @description The new client secret (shown only here); the old one stops working at once. */
+            clientSecret: string;
+        };
+        DeleteOidcClientResponse: Record<string, never>;
         IntrospectDto: {
             /** @description An access token issued by this service. */
             token: string;
@@ -2127,7 +2234,7 @@ export interface operations {
                 actor?: string;
                 /** @description The id of the target (a user id, a token id, a sector id, …). */
                 target?: string;
-                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated";
+                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted";
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Default 50, at most 200. */
@@ -4820,6 +4927,258 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompleteOidcInteractionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOidcClientsResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcClientInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOidcClientResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientID: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcClientResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientID: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcClientInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcClientResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientID: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteOidcClientResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcClientController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientID: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateOidcClientSecretResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */
