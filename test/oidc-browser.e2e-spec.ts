@@ -29,6 +29,7 @@ import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlu
 import { freePort } from './support/global-setup';
 import { OidcIdp, startOidcIdp } from './support/oidc-idp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/wait';
 
 jest.setTimeout(180_000);
 
@@ -70,14 +71,10 @@ async function checkScreen(page: Page, name: string): Promise<void> {
 
 /** Polls `check` until it answers true (or fails after `timeoutMs`, describing the page). */
 async function waitUntil(check: () => boolean | Promise<boolean>, what: string, page: Page, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) {
-      const text = await page.locator('body').innerText().catch(() => '(no page text)');
-      throw new Error(`timed out waiting for ${what}; the browser is at ${page.url()} showing:\n${text.slice(0, 1200)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(check, timeoutMs, what).catch(async (err: Error) => {
+    const text = await page.locator('body').innerText().catch(() => '(no page text)');
+    throw new Error(`${err.message}; the browser is at ${page.url()} showing:\n${text.slice(0, 1200)}`);
+  });
 }
 
 describe('OpenID Provider sign-in page in chromium', () => {

@@ -27,6 +27,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newConsolePage, seriousViolations, startBrowser } from './support/browser';
 import { ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/wait';
 
 jest.setTimeout(180_000);
 
@@ -36,15 +37,6 @@ const tag = randomBytes(3).toString('hex');
 
 /** The slug every tenant's default sector gets when it is provisioned. */
 const DEFAULT_SECTOR_SLUG = 'admin';
-
-/** Polls `check` until it answers true (or fails after `timeoutMs`). */
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function checkScreen(page: Page, name: string): Promise<void> {
   expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
@@ -187,7 +179,7 @@ describe('console: the apps of a sector’s OpenID Provider, in chromium', () =>
     // Not a URL: the service refuses it, and its violation sits beside the field.
     await redirects.fill('not-a-url');
     await form.getByRole('button', { name: 'Save app' }).click();
-    await waitUntil(async () => (await redirects.getAttribute('aria-invalid')) === 'true', 'the redirect URIs violation beside the field');
+    await eventually(async () => (await redirects.getAttribute('aria-invalid')) === 'true', 10_000, 'the redirect URIs violation beside the field');
     expect(await describedText(page, (await redirects.getAttribute('aria-describedby')) ?? '')).toMatch(/URL/i);
     await checkScreen(page, 'edit-error');
 
@@ -241,7 +233,7 @@ describe('console: the apps of a sector’s OpenID Provider, in chromium', () =>
     await checkScreen(page, 'delete-confirm');
     await dialog.getByRole('button', { name: 'Delete app' }).click();
     await page.getByRole('status').filter({ hasText: /deleted/i }).first().waitFor();
-    await waitUntil(async () => (await appRow().count()) === 0, 'the app to leave the list');
+    await eventually(async () => (await appRow().count()) === 0, 10_000, 'the app to leave the list');
     await page.getByText('No apps yet.').waitFor();
     await checkScreen(page, 'deleted');
 

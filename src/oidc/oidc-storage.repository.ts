@@ -143,10 +143,10 @@ export class OidcStorageRepository {
     return deleted.length > 0;
   }
 
-  /** The sector's clients, oldest first (at most 1,000), their secrets opened. */
+  /** The sector's clients, oldest first (at most 1,000), without their secrets (a list never shows them). */
   async listClients(db: TenantDb, sectorId: string): Promise<StoredOidcClient[]> {
     const rows = await db.read<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM oidc_clients WHERE sector_id = $1 ORDER BY created_at, client_id LIMIT 1000`, [sectorId]);
-    return rows.map((row) => this.opened(row));
+    return rows.map((row) => this.opened({ ...row, sealed: null }));
   }
 
   private opened(row: ClientRow): StoredOidcClient {
