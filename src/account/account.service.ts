@@ -20,6 +20,7 @@ import { ThrottleService } from '../throttle/throttle.service';
 import { PasswordHasher } from '../user/password-hasher';
 import { passwordViolation } from '../user/password-policy';
 import { UserEntity } from '../user/user.entity';
+import { SignOutHooks } from '../user/sign-out-hooks';
 import { UserRepository } from '../user/user.repository';
 import { AccountLink, AccountLinkKind, AccountLinkRepository } from '../user/account-link.repository';
 import { MagicLinkStrategy } from './magic-link.strategy';
@@ -63,6 +64,7 @@ export class AccountService {
     private readonly magicLink: MagicLinkStrategy,
     private readonly audit: AuditService,
     private readonly cache: AuthStateCache,
+    private readonly signOut: SignOutHooks,
   ) {}
 
   /** Mails a reset link when the login names an account with an email; the answer is the same either way. */
@@ -87,7 +89,7 @@ export class AccountService {
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    await db.transaction(async (tx) => {
+    const after = await db.transaction(async (tx) => {
       const consumed = await this.links.consume(tx, tokenHash, 'password-reset', user.id);
       // A link mailed to an address the user no longer has proves nothing (the change also deletes it).
       if (!consumed || !(await this.users.markEmailVerified(tx, user.id, consumed.email))) throw linkInvalid();
@@ -101,8 +103,10 @@ export class AccountService {
         target: { kind: 'user', id: user.id },
         details: { removedRecentPasskeys: removed.passkeys, removedRecentOtpFactors: removed.oneTimeCodeFactors },
       });
+      return this.signOut.signedOut(tx, { kind: 'user', userId: user.id, exceptSessionId: null, userDeleted: false });
     });
     this.cache.forget(db.tenant, `u:${user.id}`);
+    await after();
     const scope = await this.scopes.byId(user.sectorId);
     const updated = await this.users.findById(scope.db, user.id);
     if (!updated) throw linkInvalid();

@@ -24,6 +24,7 @@ export const AUDIT_EVENT_TYPES = [
   'oidc_client.updated',
   'oidc_client.secret_rotated',
   'oidc_client.deleted',
+  'oidc_grant.revoked',
 ] as const;
 type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

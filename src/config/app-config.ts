@@ -57,6 +57,12 @@ export interface AppConfig {
    * info, keys) may sit on besides the issuer's own host (lowercase host names).
    */
   oauthEndpointHosts: string[];
+  /**
+   * OUTBOUND_ALLOW_PRIVATE_NETWORKS: calls to URLs that clients or admins
+   * registered (back-channel logout) may use plain http and reach private,
+   * loopback and link-local addresses. For development and tests only.
+   */
+  outboundAllowPrivateNetworks: boolean;
   bootstrapAdminEmail: string;
   bootstrapAdminPassword: string | undefined;
   bcryptCost: number;
@@ -402,6 +408,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     oauthAppleBaseUrl: (url(env, 'OAUTH_APPLE_BASE_URL', ['http:', 'https:']) ?? 'https://appleid.apple.com').replace(/\/+$/, ''),
     oauthGoogleIssuer: (url(env, 'OAUTH_GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com').replace(/\/+$/, ''),
     oauthEndpointHosts: hostNames(env, 'OAUTH_ENDPOINT_HOSTS'),
+    outboundAllowPrivateNetworks: bool(env, 'OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     bootstrapAdminEmail,
     bootstrapAdminPassword,
     bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),

@@ -22,17 +22,39 @@ export interface OidcStorageScope {
 
 const NOT_STORED = Promise.resolve(undefined);
 
+/** The key of a finished interaction's result that names the service session behind its login (see OidcInteractionService). */
+export const SERVICE_SESSION_RESULT_KEY = 'serviceSessionId';
+
+/** Remembers, for the rest of the request, the service session a finished interaction's login came from. */
+function noteServiceSession(payload: OidcPayload | undefined): void {
+  const result = payload?.result as Record<string, unknown> | undefined;
+  const id = result?.[SERVICE_SESSION_RESULT_KEY];
+  if (typeof id === 'string') {
+    const call = currentOidcCall();
+    call.serviceSessionId = id;
+  }
+}
+
 /**
  * The adapter factory of one issuer: every model in PostgreSQL, in the tenant's own
  * database, scoped to the sector. Clients are their own table (secrets sealed, the
  * registrant recorded); everything else is one payload table.
  */
-export function oidcAdapterFactory(storage: OidcStorageRepository, clients: OidcClientStore, scope: OidcStorageScope): (model: string) => OidcAdapter {
+export function oidcAdapterFactory(
+  storage: OidcStorageRepository,
+  clients: OidcClientStore,
+  scope: OidcStorageScope,
+  /** Throws the library's client metadata error for a registration the service refuses beyond the library's own rules. */
+  checkClient: (metadata: OidcPayload) => void,
+): (model: string) => OidcAdapter {
   const { sectorId } = scope;
   return (model: string): OidcAdapter => {
     if (model === 'Client') {
       return {
-        upsert: async (_id, payload) => clients.save(await scope.db(), sectorId, payload, currentOidcCall().registrant ?? { firstParty: false, createdBy: null }),
+        upsert: async (_id, payload) => {
+          checkClient(payload);
+          await clients.save(await scope.db(), sectorId, payload, currentOidcCall().registrant ?? { firstParty: false, createdBy: null });
+        },
         find: async (id) => (await clients.find(await scope.db(), sectorId, id))?.metadata,
         findByUserCode: () => NOT_STORED,
         findByUid: () => NOT_STORED,
@@ -42,8 +64,13 @@ export function oidcAdapterFactory(storage: OidcStorageRepository, clients: Oidc
       };
     }
     return {
-      upsert: async (id, payload, expiresIn) => storage.upsert(await scope.db(), sectorId, model, id, payload, expiresIn),
-      find: async (id) => storage.find(await scope.db(), sectorId, model, id),
+      upsert: async (id, payload, expiresIn) =>
+        storage.upsert(await scope.db(), sectorId, model, id, payload, expiresIn, model === 'Session' ? currentOidcCall().serviceSessionId : undefined),
+      find: async (id) => {
+        const payload = await storage.find(await scope.db(), sectorId, model, id);
+        if (model === 'Interaction') noteServiceSession(payload);
+        return payload;
+      },
       findByUserCode: async (userCode) => storage.findBy(await scope.db(), sectorId, model, 'user_code', userCode),
       findByUid: async (uid) => storage.findBy(await scope.db(), sectorId, model, 'uid', uid),
       consume: async (id) => storage.consume(await scope.db(), sectorId, model, id),

@@ -5,6 +5,12 @@ import type { ClientRegistrant } from './oidc-storage.repository';
 export interface OidcCall {
   /** A dynamic registration's caller, once its initial access token was accepted. */
   registrant?: ClientRegistrant;
+  /**
+   * The service session whose access token finished the sign-in request this
+   * request resumes (read from the request's stored result): the provider session
+   * the library saves next records it as its origin.
+   */
+  serviceSessionId?: string;
 }
 
 const calls = new AsyncLocalStorage<OidcCall>();

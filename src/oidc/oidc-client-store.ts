@@ -34,6 +34,7 @@ export class OidcClientStore {
         return;
       }
       const changed = AUDITED.filter((f) => JSON.stringify(before.metadata[f] ?? null) !== JSON.stringify(metadata[f] ?? null));
+      if (registrant.replacesFirstParty && registrant.firstParty !== before.firstParty) changed.push('first_party');
       if (changed.length > 0) await this.audit.record(tx, { type: 'oidc_client.updated', sectorId, target, details: { fields: changed } });
       if (before.metadata.client_secret !== metadata.client_secret) await this.audit.record(tx, { type: 'oidc_client.secret_rotated', sectorId, target });
     });

@@ -7,6 +7,7 @@ import { SectorScope } from '../settings/sector-scope';
 import { CreateOidcClientResponse, ListOidcClientsResponse, OidcClientInput, OidcClientResponse, RotateOidcClientSecretResponse } from './dto/oidc-client.dto';
 import { toClientMetadata, toOidcClientResponse } from './oidc-client.mapper';
 import { OidcClientStore } from './oidc-client-store';
+import { calledUrlProblem } from './called-urls';
 import { OidcIssuer, OidcProviders } from './oidc-providers';
 import { OidcPayload } from './oidc-storage.repository';
 
@@ -52,7 +53,7 @@ export class OidcClientService {
     if (secret) metadata.client_secret = secret;
     await this.validate(issuer, metadata);
     const createdBy = caller.kind === 'user' ? `user:${caller.userId}` : caller.kind === 'apiToken' ? `apiToken:${caller.tokenId}` : null;
-    await this.clients.save(scope.db, scope.route.sectorId, metadata, { firstParty: true, createdBy });
+    await this.clients.save(scope.db, scope.route.sectorId, metadata, { firstParty: input.firstParty ?? true, createdBy });
     const stored = await this.clients.find(scope.db, scope.route.sectorId, clientId);
     return { client: toOidcClientResponse(stored!, issuer.issuer), ...(secret ? { clientSecret: secret } : {}) };
   }
@@ -66,7 +67,7 @@ export class OidcClientService {
     if (!SECRET_METHODS.has(String(metadata.token_endpoint_auth_method))) delete metadata.client_secret;
     else if (typeof metadata.client_secret !== 'string') metadata.client_secret = newSecret();
     await this.validate(issuer, metadata);
-    await this.clients.save(scope.db, scope.route.sectorId, metadata, { firstParty: before.firstParty, createdBy: before.createdBy });
+    await this.clients.save(scope.db, scope.route.sectorId, metadata, { firstParty: input.firstParty ?? before.firstParty, createdBy: before.createdBy, replacesFirstParty: true });
     return this.get(scope, clientId);
   }
 
@@ -94,7 +95,7 @@ export class OidcClientService {
     return issuer;
   }
 
-  /** The provider library's own rules for client metadata (RFC 7591), as the wire error of the field concerned. */
+  /** The provider library's own rules for client metadata (RFC 7591) and the outbound rules for the URLs it calls, as the wire error of the field concerned. */
   private async validate(issuer: OidcIssuer, metadata: OidcPayload): Promise<void> {
     try {
       await issuer.provider.Client.validate(metadata as Parameters<OidcIssuer['provider']['Client']['validate']>[0]);
@@ -103,5 +104,7 @@ export class OidcClientService {
       const field = /redirect_uri/.test(description) ? 'redirectURIs' : /post_logout/.test(description) ? 'postLogoutRedirectURIs' : /grant_types|response_types/.test(description) ? 'grantTypes' : /backchannel/.test(description) ? 'backchannelLogoutURI' : /jwks/.test(description) ? 'jwksURI' : 'clientName';
       throw DomainError.invalidField(field, description);
     }
+    const called = calledUrlProblem(metadata, this.providers.allowsPrivateNetworks);
+    if (called) throw DomainError.invalidField(called.field, called.description);
   }
 }

@@ -99,6 +99,8 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
       response_types: ['code'],
       id_token_signed_response_alg: 'RS256',
       token_endpoint_auth_method: 'client_secret_basic',
+      // Logout tokens name the session (`sid`), so an app ends just that one.
+      backchannel_logout_session_required: true,
     },
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Param, Post, Req, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Public } from '../access/decorators';
 import { Principal } from '../access/principal';
@@ -7,7 +7,7 @@ import { Reason } from '../common/errors/error-codes';
 import { ApiErrors } from '../common/http/api-errors';
 import { headerValue, IncomingRequest, nodeRequest } from '../common/http/request';
 import { ConsoleFiles } from '../console/console-files';
-import { CompleteOidcInteractionResponse, OidcInteractionResponse } from './dto/oidc-interaction.dto';
+import { CompleteOidcInteractionDto, CompleteOidcInteractionResponse, OidcInteractionResponse } from './dto/oidc-interaction.dto';
 import { OidcInteractionService } from './oidc-interaction.service';
 
 /** A browser opening the page (its navigations ask for HTML first), not the page asking for the details. */
@@ -56,7 +56,23 @@ export class OidcInteractionController {
       'Finish a sign-in request of an app with the access token of the user who signed in (a user of the request’s sector, in the browser that started it); answers where the browser goes next',
   })
   @ApiOkResponse({ type: CompleteOidcInteractionResponse })
-  complete(@Param('interactionID') id: string, @CurrentPrincipal() caller: Principal, @Req() req: IncomingRequest): Promise<CompleteOidcInteractionResponse> {
-    return this.interactions.complete(id, caller, nodeRequest(req));
+  complete(
+    @Param('interactionID') id: string,
+    @CurrentPrincipal() caller: Principal,
+    @Req() req: IncomingRequest,
+    @Body() body: CompleteOidcInteractionDto,
+  ): Promise<CompleteOidcInteractionResponse> {
+    return this.interactions.complete(id, caller, nodeRequest(req), body?.consent === true);
+  }
+
+  @Public()
+  @Post(':interactionID/deny')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Decline a sign-in request of an app (in the browser that started it; no sign-in needed): the app’s redirect URI receives error=access_denied',
+  })
+  @ApiOkResponse({ type: CompleteOidcInteractionResponse })
+  deny(@Param('interactionID') id: string, @Req() req: IncomingRequest): Promise<CompleteOidcInteractionResponse> {
+    return this.interactions.deny(id, nodeRequest(req));
   }
 }

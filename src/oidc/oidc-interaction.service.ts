@@ -7,6 +7,7 @@ import { SessionRepository } from '../session/session.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { CompleteOidcInteractionResponse, OidcInteractionResponse } from './dto/oidc-interaction.dto';
 import { interactionId, parseInteractionId } from './interaction-id';
+import { SERVICE_SESSION_RESULT_KEY } from './oidc-adapter';
 import { OidcIssuer, OidcProviders } from './oidc-providers';
 import { OidcStorageRepository } from './oidc-storage.repository';
 
@@ -39,9 +40,13 @@ function requestedClaims(value: unknown): string[] {
  * request exists and is open; the user belongs to the issuer's sector; this browser
  * started it (the library's interaction cookie names it); the sign-in is fresh
  * enough for `prompt=login` or `max_age`; the app may have what it asks for
- * (first-party apps get it without a consent screen). Then the library records the
- * login (the session's RFC 8176 methods and `auth_time`) and the grant, and answers
- * where the browser goes next.
+ * (first-party apps get it without a consent screen; a third-party app needs the
+ * user's consent, given once per app and set of scopes and remembered across
+ * browsers, or again when the app asks with `prompt=consent`). Then the library
+ * records the login (the session's RFC 8176 methods and `auth_time`) and the
+ * grant, and answers where the browser goes next. The service session whose token
+ * finished it is kept with the result, so the provider session the library then
+ * saves knows its origin (ending that session ends the provider session).
  */
 @Injectable()
 export class OidcInteractionService {
@@ -81,23 +86,18 @@ export class OidcInteractionService {
     };
   }
 
-  async complete(id: string, caller: Principal, req: IncomingMessage): Promise<CompleteOidcInteractionResponse> {
+  async complete(id: string, caller: Principal, req: IncomingMessage, consent = false): Promise<CompleteOidcInteractionResponse> {
     const { issuer, interaction, uid } = await this.open(id);
     const { route } = issuer;
     if (caller.kind !== 'user' || caller.tenant.id !== route.tenant.id || caller.sectorId !== route.sectorId) {
       throw DomainError.permissionDenied('Only a user of the app’s sector can finish this sign-in request; sign in to that sector.', Reason.OIDC_WRONG_SECTOR);
     }
-    // The library finds the request by the interaction cookie of the browser that started it.
-    const res = new ServerResponse(req);
-    const own = await issuer.provider.interactionDetails(req, res).catch(() => undefined);
-    if (own?.uid !== uid) {
-      throw DomainError.permissionDenied('This sign-in request was started in another browser; start again from the app.', Reason.OIDC_INTERACTION_OTHER_BROWSER);
-    }
+    const res = await this.ownBrowser(issuer, uid, req);
     this.assertFresh(interaction, caller.authTime);
     const clientId = String(interaction.params.client_id);
     const stored = await this.storedClient(issuer, clientId);
     if (!stored) throw notFound();
-    const grantId = await this.grant(issuer, interaction, caller.userId, clientId, stored.firstParty);
+    const grantId = await this.grant(issuer, interaction, caller.userId, clientId, stored.firstParty || consent);
     const session = caller.sessionId ? await this.sessions.find(await this.connections.db(route.tenant), caller.sessionId) : null;
     const redirectTo = await issuer.provider.interactionResult(
       req,
@@ -105,10 +105,38 @@ export class OidcInteractionService {
       {
         login: { accountId: caller.userId, remember: true, ...(caller.authTime !== undefined ? { ts: caller.authTime } : {}), amr: session?.amr ?? [] },
         consent: { grantId },
+        ...(caller.sessionId ? { [SERVICE_SESSION_RESULT_KEY]: caller.sessionId } : {}),
       },
       { mergeWithLastSubmission: false },
     );
     return { redirectTo };
+  }
+
+  /**
+   * The user declines an app's request (at sign-in or consent): the app's
+   * redirect URI receives `error=access_denied`. Only the browser that started
+   * the request can decline it; no sign-in is needed.
+   */
+  async deny(id: string, req: IncomingMessage): Promise<CompleteOidcInteractionResponse> {
+    const { issuer, uid } = await this.open(id);
+    const res = await this.ownBrowser(issuer, uid, req);
+    const redirectTo = await issuer.provider.interactionResult(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The user declined the request.' },
+      { mergeWithLastSubmission: false },
+    );
+    return { redirectTo };
+  }
+
+  /** The library finds the request by the interaction cookie of the browser that started it: another browser is refused. */
+  private async ownBrowser(issuer: OidcIssuer, uid: string, req: IncomingMessage): Promise<ServerResponse> {
+    const res = new ServerResponse(req);
+    const own = await issuer.provider.interactionDetails(req, res).catch(() => undefined);
+    if (own?.uid !== uid) {
+      throw DomainError.permissionDenied('This sign-in request was started in another browser; start again from the app.', Reason.OIDC_INTERACTION_OTHER_BROWSER);
+    }
+    return res;
   }
 
   /** The open request a public id names: NOT_FOUND when the id, its sector or the request is unknown, expired or completed. */
@@ -133,19 +161,27 @@ export class OidcInteractionService {
 
   /**
    * The grant that answers what the app asks for: the scopes and claims of the
-   * request, added to the user's earlier grant for the app when there is one. A
-   * first-party app gets them; another app only what the user granted before.
+   * request, added to the user's earlier grant for the app when there is one (this
+   * browser's, else the newest the user gave the app anywhere). `allowed`: a
+   * first-party app, or the user consented just now. Otherwise the app gets only
+   * what the user granted before, and never on `prompt=consent`.
    */
-  private async grant(issuer: OidcIssuer, interaction: Interaction, accountId: string, clientId: string, firstParty: boolean): Promise<string> {
+  private async grant(issuer: OidcIssuer, interaction: Interaction, accountId: string, clientId: string, allowed: boolean): Promise<string> {
     const { Grant } = issuer.provider;
-    const earlier = interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
-    const grant = earlier && earlier.accountId === accountId && earlier.clientId === clientId ? earlier : new Grant({ accountId, clientId });
+    const mine = (g: InstanceType<typeof Grant> | undefined) => (g && g.accountId === accountId && g.clientId === clientId ? g : undefined);
+    let earlier = mine(interaction.grantId ? await Grant.find(interaction.grantId) : undefined);
+    if (!earlier) {
+      const newest = await this.storage.newestGrantId(await this.connections.db(issuer.route.tenant), issuer.route.sectorId, accountId, clientId);
+      earlier = mine(newest ? await Grant.find(newest) : undefined);
+    }
+    const grant = earlier ?? new Grant({ accountId, clientId });
     const scopes = words(interaction.params.scope);
     const claims = requestedClaims(interaction.params.claims);
-    if (!firstParty) {
+    if (!allowed) {
       const granted = new Set(words(grant.getOIDCScope()));
       const grantedClaims = new Set(grant.getOIDCClaims());
-      if (!scopes.every((s) => granted.has(s)) || !claims.every((c) => grantedClaims.has(c))) {
+      const asked = words(interaction.params.prompt).includes('consent');
+      if (asked || !scopes.every((s) => granted.has(s)) || !claims.every((c) => grantedClaims.has(c))) {
         throw DomainError.failedPrecondition(Reason.OIDC_CONSENT_REQUIRED, 'This app needs your consent for what it asks.');
       }
     }

@@ -10,6 +10,7 @@ import { TenantConnections } from '../tenancy/tenant-connections';
 import { SectorRoute, TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
+import { calledUrlProblem } from './called-urls';
 import { interactionId } from './interaction-id';
 import { oidcAdapterFactory, OidcStorageScope } from './oidc-adapter';
 import { OidcAccount, oidcConfiguration } from './oidc-configuration';
@@ -136,6 +137,8 @@ export class OidcProviders {
   private readonly logger = new Logger('OpenIDProvider');
   private readonly issuers = new Map<string, { at: number; issuer: Promise<OidcIssuer | undefined> }>();
   private readonly fetch;
+  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: apps' registered URLs may be http and private addresses (development and tests). */
+  readonly allowsPrivateNetworks: boolean;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -148,7 +151,9 @@ export class OidcProviders {
     private readonly box: SecretBox,
     changes: DirectoryChanges,
   ) {
-    this.fetch = outboundFetch({ allowLoopback: config.nodeEnv !== 'production', timeoutMs: OUTBOUND_TIMEOUT_MS });
+    this.allowsPrivateNetworks = config.outboundAllowPrivateNetworks;
+    // URLs apps registered (back-channel logout, key sets): https to public addresses only, unless OUTBOUND_ALLOW_PRIVATE_NETWORKS.
+    this.fetch = outboundFetch({ allowLoopback: false, allowPrivateNetworks: this.allowsPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS });
     changes.subscribe(() => this.issuers.clear());
   }
 
@@ -207,7 +212,10 @@ export class OidcProviders {
     const provider = new Provider(
       issuer,
       oidcConfiguration({
-        adapter: oidcAdapterFactory(this.storage, this.clients, scope),
+        adapter: oidcAdapterFactory(this.storage, this.clients, scope, (metadata) => {
+          const called = calledUrlProblem(metadata, this.allowsPrivateNetworks);
+          if (called) throw new errors.InvalidClientMetadata(called.description);
+        }),
         jwks: await this.keys.tenantSigningJwks(tenant),
         cookieKeys: [this.box.mac(COOKIE_KEY_PURPOSE, `${tenant.id}:${route.sectorId}`)],
         interactionUrl: (uid) => {
@@ -222,6 +230,9 @@ export class OidcProviders {
     // Every URL the provider builds is under PUBLIC_URL: the HTTP mount sets the forwarded host and protocol from it.
     provider.proxy = true;
     provider.use(devicePolling(this.storage, scope));
+    provider.on('backchannel.error', (_ctx: unknown, err: unknown, client: { clientId: string }) =>
+      this.logger.warn(`${issuer}: back-channel logout to ${client.clientId} failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
     provider.on('server_error', (_ctx: unknown, err: unknown) => this.logger.error(`${issuer}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const handle = provider.callback();
     return { issuer, route: { ...route, tenant }, provider, handle: (req, res) => void handle(req, res) };

@@ -13,13 +13,16 @@ import { OidcInteractionController } from './oidc-interaction.controller';
 import { OidcInteractionService } from './oidc-interaction.service';
 import { OidcHttp } from './oidc-http';
 import { OidcProviders } from './oidc-providers';
+import { OidcGrantController } from './oidc-grant.controller';
+import { OidcGrantService } from './oidc-grant.service';
+import { OidcSignOut } from './oidc-sign-out';
 import { OidcStorageRepository } from './oidc-storage.repository';
 
 /** Every sector an OpenID Provider: `oidc-provider` mounted per issuer, its storage in the tenant's database. */
 @Module({
   imports: [KeysModule, CredentialsModule, HealthModule, UserModule, SessionModule, ConsoleModule, AuditModule],
-  controllers: [OidcInteractionController, OidcClientController],
-  providers: [OidcProviders, OidcStorageRepository, OidcHttp, OidcInteractionService, OidcClientStore, OidcClientService],
+  controllers: [OidcInteractionController, OidcClientController, OidcGrantController],
+  providers: [OidcProviders, OidcStorageRepository, OidcHttp, OidcInteractionService, OidcClientStore, OidcClientService, OidcSignOut, OidcGrantService],
   exports: [OidcProviders],
 })
 export class OidcModule {}

@@ -14,6 +14,7 @@ import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
+import { SignOutHooks } from '../user/sign-out-hooks';
 import { StepUpService } from '../user/step-up.service';
 import type { TargetUserRef } from '../settings/request-targets';
 import { ListSessionsResponse, RefreshTokenResponse, SessionResponse } from './dto/session.dto';
@@ -44,10 +45,10 @@ export class SessionService {
     private readonly tokens: AccessTokenService,
     private readonly cache: AuthStateCache,
     private readonly stepUp: StepUpService,
+    private readonly signOut: SignOutHooks,
   ) {}
 
-  /** Starts a session for a user who has just signed in, with the sector's lifetime and idle timeout. */
-  /** Starts a session for a completed sign-in; `amr` records how it authenticated the user (RFC 8176). */
+  /** Starts a session for a completed sign-in, with the sector's lifetime and idle timeout; `amr` records how it authenticated the user (RFC 8176). */
   async start(scope: SectorScope, user: UserEntity, clientIp: string, amr: string[] = []): Promise<StartedSession> {
     const settings = await scope.settings();
     const sessionId = randomUUID();
@@ -93,7 +94,7 @@ export class SessionService {
     });
     if (!outcome.session) {
       if (!outcome.replayed) throw invalid();
-      await this.sessions.revoke(db, outcome.replayed);
+      await this.endSession(db, outcome.replayed);
       // Whose session it was is not known here: drop what this instance cached of the tenant.
       this.cache.flush(tenant);
       throw DomainError.unauthenticated(Reason.REFRESH_TOKEN_REUSED, 'The refresh token was already used; the session has been revoked.');
@@ -146,7 +147,7 @@ export class SessionService {
     if (caller.kind !== 'user') throw DomainError.permissionDenied('Only a signed-in user has a session to end.');
     if (caller.sessionId) {
       const db = await this.connections.db(caller.tenant);
-      await this.sessions.revoke(db, caller.sessionId, caller.userId);
+      await this.endSession(db, caller.sessionId, caller.userId);
       this.cache.forget(caller.tenant, `u:${caller.userId}`);
     }
     return {};
@@ -159,11 +160,26 @@ export class SessionService {
   }
 
   async revoke(db: TenantDb, userId: string, sessionId: string): Promise<{ id: string }> {
-    if (!isUuidLike(sessionId) || !(await this.sessions.revoke(db, sessionId, userId))) {
+    if (!isUuidLike(sessionId) || !(await this.endSession(db, sessionId, userId))) {
       throw DomainError.notFound(Reason.SESSION_NOT_FOUND, 'No such active session of this user.');
     }
     this.cache.forget(db.tenant, `u:${userId}`);
     return { id: sessionId };
+  }
+
+  /**
+   * Revokes a session (of `userId`, when given) and, in the same transaction,
+   * what was born of it (the OpenID Provider sessions it signed in); notifies
+   * after the commit. False when there was no such live session.
+   */
+  private async endSession(db: TenantDb, sessionId: string, userId?: string): Promise<boolean> {
+    const after = await db.transaction(async (tx) => {
+      if (!(await this.sessions.revoke(tx, sessionId, userId))) return undefined;
+      return this.signOut.signedOut(tx, { kind: 'sessions', sessionIds: [sessionId] });
+    });
+    if (!after) return false;
+    await after();
+    return true;
   }
 }
 

@@ -8,6 +8,7 @@ import { UserController } from './user.controller';
 import { UserAuthStates } from './user-auth-states';
 import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
+import { SignOutHooks } from './sign-out-hooks';
 import { StepUpService } from './step-up.service';
 import { AccountLinkRepository } from './account-link.repository';
 import { AuditModule } from '../audit/audit.module';
@@ -16,7 +17,7 @@ import { AuditModule } from '../audit/audit.module';
 @Module({
   imports: [AuditModule, SettingsModule, SectorModule, MailModule, ThrottleModule],
   controllers: [UserController],
-  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService, AccountLinkRepository],
-  exports: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService],
+  providers: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService, AccountLinkRepository, SignOutHooks],
+  exports: [UserRepository, UserAuthStates, PasswordHasher, UserService, StepUpService, SignOutHooks],
 })
 export class UserModule {}

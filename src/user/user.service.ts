@@ -31,6 +31,7 @@ import { newUser } from './new-user';
 import { PasswordHasher } from './password-hasher';
 import { passwordViolation } from './password-policy';
 import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
+import { SignOutHooks } from './sign-out-hooks';
 import { UserRepository } from './user.repository';
 import { UserEntity } from './user.entity';
 import { AuditService } from '../audit/audit.service';
@@ -57,6 +58,7 @@ export class UserService {
     private readonly cache: AuthStateCache,
     private readonly stepUp: StepUpService,
     private readonly links: AccountLinkRepository,
+    private readonly signOut: SignOutHooks,
   ) {}
 
   /**
@@ -253,23 +255,27 @@ export class UserService {
     const keepSessionId = self && caller.kind === 'user' ? (caller.sessionId ?? null) : null;
     const keepJti = self && caller.kind === 'user' && !caller.sessionId ? caller.tokenId : null;
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    await db.transaction(async (tx) => {
+    const after = await db.transaction(async (tx) => {
       await this.users.setPassword(tx, user.id, passwordHash, keepJti, keepSessionId);
       await this.audit.record(tx, { type: 'password.changed', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { self } });
+      return this.signOut.signedOut(tx, { kind: 'user', userId: user.id, exceptSessionId: keepSessionId, userDeleted: false });
     });
     this.cache.forget(route.tenant, `u:${user.id}`);
+    await after();
     return { sub: user.id };
   }
 
-  /** Deletes a user; their tokens stop working at once (every request reads the user). */
+  /** Deletes a user; their tokens stop working at once (every request reads the user), and so do the OpenID Provider sessions and tokens they had. */
   async delete(target: TargetUserRef): Promise<UserRefResponse> {
-    await target.scope.db.transaction(async (tx) => {
+    const after = await target.scope.db.transaction(async (tx) => {
       const user = await this.requireUser(tx, target.id);
       if (user.isAdmin) await this.assertNotLastAdmin(tx, user);
       await this.users.delete(tx, user.id);
       await this.audit.record(tx, { type: 'user.deleted', sectorId: user.sectorId, target: { kind: 'user', id: user.id } });
+      return this.signOut.signedOut(tx, { kind: 'user', userId: user.id, exceptSessionId: null, userDeleted: true });
     });
     this.cache.forget(target.scope.route.tenant, `u:${target.id}`);
+    await after();
     return { sub: target.id };
   }
 

@@ -87,6 +87,8 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
     BCRYPT_COST: '4',
     LOG_LEVEL: 'error',
+    // Back-channel logout receivers in tests listen on loopback over http.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     // The jest project picks the adapter (e2e: Express, e2e-fastify: Fastify; see jest.config.js).
     HTTP_ADAPTER: process.env.HTTP_ADAPTER ?? 'express',
     ...env,

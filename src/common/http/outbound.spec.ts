@@ -90,6 +90,18 @@ describe('outboundUrlProblem', () => {
   ])('%s (loopback allowed: %s): %s', (url, allowLoopback, expected) => {
     expect(outboundUrlProblem(new URL(url), allowLoopback)).toBe(expected);
   });
+
+  it.each([
+    ['http://receiver.internal:8080/logout', undefined],
+    ['http://10.0.0.5/', undefined],
+    ['https://169.254.169.254/', undefined],
+    ['http://127.0.0.1:9000/', undefined],
+    ['https://0.0.0.0/', 'must not be a unspecified address'],
+    ['https://224.0.0.1/', 'must not be a multicast address'],
+    ['ftp://receiver.internal/', 'must use https'],
+  ])('%s with private networks allowed: %s', (url, expected) => {
+    expect(outboundUrlProblem(new URL(url), false, true)).toBe(expected);
+  });
 });
 
 describe('outboundFetch', () => {

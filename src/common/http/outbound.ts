@@ -8,14 +8,17 @@ import { BlockList, isIP } from 'node:net';
  * GitHub APIs): a `fetch`-compatible function on node:http/node:https that
  *
  * - speaks https only; http only to a loopback host, and only when loopback is
- *   allowed (outside production);
+ *   allowed (outside production), or to any host when private networks are
+ *   allowed (OUTBOUND_ALLOW_PRIVATE_NETWORKS, development and tests);
  * - connects only to public addresses: the DNS answer is checked by the
  *   socket's own `lookup`, so the address checked is the address connected to
  *   (a name that resolves again to another address cannot slip through), and an
  *   address written in the URL is checked before connecting. Loopback is
  *   allowed outside production; private, link-local (metadata services),
  *   shared (CGNAT), unspecified, multicast and reserved ranges never are,
- *   IPv4-mapped and NAT64/6to4-embedded forms included;
+ *   IPv4-mapped and NAT64/6to4-embedded forms included (unless private
+ *   networks are allowed: then loopback, private, link-local and shared
+ *   addresses are reachable too);
  * - follows no redirect (a 3xx answer is a refusal);
  * - gives up after a timeout, and refuses an answer larger than a cap.
  *
@@ -28,6 +31,8 @@ export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 's
 export interface OutboundPolicy {
   /** Loopback hosts may be reached (and over http): outside production only. */
   allowLoopback: boolean;
+  /** Plain http to any host, and loopback, private, link-local and shared addresses: development and tests only. */
+  allowPrivateNetworks?: boolean;
   /** Whole-request timeout (default 10 s). */
   timeoutMs?: number;
   /** Largest answer body read (default 1 MiB). */
@@ -143,10 +148,13 @@ function ipv6Bytes(address: string): number[] | undefined {
   return bytes;
 }
 
+/** Address classes reachable when private networks are allowed. */
+const PRIVATE_NETWORKS = new Set<AddressClass>(['loopback', 'private', 'link-local', 'shared']);
+
 /** Whether an address may be connected to under the policy. */
-function addressAllowed(address: string, allowLoopback: boolean): boolean {
+function addressAllowed(address: string, allowLoopback: boolean, allowPrivateNetworks: boolean): boolean {
   const kind = classifyAddress(address);
-  return kind === 'public' || (kind === 'loopback' && allowLoopback);
+  return kind === 'public' || (kind === 'loopback' && allowLoopback) || (allowPrivateNetworks && PRIVATE_NETWORKS.has(kind));
 }
 
 /** Whether a URL's host is a loopback name or address (`localhost`, `*.localhost`, 127.0.0.0/8, ::1). */
@@ -163,15 +171,16 @@ export function isLoopbackHost(hostname: string): boolean {
  * allowed; no credentials in it; an address written in it must be allowed, and
  * so must a loopback name.
  */
-export function outboundUrlProblem(url: URL, allowLoopback: boolean): string | undefined {
+export function outboundUrlProblem(url: URL, allowLoopback: boolean, allowPrivateNetworks = false): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === '') return 'must name a host';
+  if (allowPrivateNetworks) return isIP(host) !== 0 && !addressAllowed(host, true, true) ? `must not be a ${classifyAddress(host)} address` : undefined;
   const loopback = isLoopbackHost(host);
   if (url.protocol === 'http:' && !(loopback && allowLoopback)) return allowLoopback ? 'must use https (http only on a loopback host)' : 'must use https';
   if (loopback && !allowLoopback) return 'must not be a loopback host';
-  if (isIP(host) !== 0 && !addressAllowed(host, allowLoopback)) return `must not be a ${classifyAddress(host)} address`;
+  if (isIP(host) !== 0 && !addressAllowed(host, allowLoopback, false)) return `must not be a ${classifyAddress(host)} address`;
   return undefined;
 }
 
@@ -182,12 +191,12 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * refuses the name when any address it resolves to is not allowed: the address
  * checked is the address connected to.
  */
-export function guardedLookup(allowLoopback: boolean) {
+export function guardedLookup(allowLoopback: boolean, allowPrivateNetworks = false) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
-      const refused = list.find((a) => !addressAllowed(a.address, allowLoopback));
+      const refused = list.find((a) => !addressAllowed(a.address, allowLoopback, allowPrivateNetworks));
       if (refused || list.length === 0) {
         return callback(new OutboundRefusedError(`${hostname} resolves to a ${refused ? classifyAddress(refused.address) : 'missing'} address`), []);
       }
@@ -203,10 +212,11 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 export function outboundFetch(policy: OutboundPolicy): OutboundFetch {
   const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = policy.maxBytes ?? DEFAULT_MAX_BYTES;
-  const lookup = guardedLookup(policy.allowLoopback);
+  const allowPrivateNetworks = policy.allowPrivateNetworks ?? false;
+  const lookup = guardedLookup(policy.allowLoopback, allowPrivateNetworks);
   return async (input, init = {}) => {
     const url = new URL(String(input));
-    const problem = outboundUrlProblem(url, policy.allowLoopback);
+    const problem = outboundUrlProblem(url, policy.allowLoopback, allowPrivateNetworks);
     if (problem) throw new OutboundRefusedError(`${url.origin}: ${problem}`);
     const headers: Record<string, string> = {};
     new Headers(init.headers ?? {}).forEach((value, key) => (headers[key] = value));

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUrl, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUrl, Length } from 'class-validator';
 
 /** Grants an app may use at its issuer. */
 const OIDC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
@@ -22,6 +22,10 @@ export class OidcClientInput {
   @ApiPropertyOptional({ description: 'The app’s JWK Set URL (private_key_jwt).' }) @IsOptional() @IsUrl(URL_OPTIONS) jwksURI?: string;
   @ApiPropertyOptional({ description: 'Where back-channel logout tokens go (https; see OUTBOUND_ALLOW_PRIVATE_NETWORKS).' })
   @IsOptional() @IsUrl(URL_OPTIONS) backchannelLogoutURI?: string;
+  @ApiPropertyOptional({
+    description: 'An app of the sector’s own (its users are never asked for consent) or a third party’s (each user consents once to what it asks). Default on create: true; on replace: unchanged.',
+  })
+  @IsOptional() @IsBoolean() firstParty?: boolean;
 }
 
 export class OidcClientResponse {

@@ -1,3 +1,4 @@
+import { IsBoolean, IsOptional } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class OidcInteractionClient {
@@ -25,4 +26,15 @@ export class OidcInteractionResponse {
 
 export class CompleteOidcInteractionResponse {
   @ApiProperty({ description: 'Where the browser goes next: the provider, which answers the app’s redirect URI.' }) redirectTo: string;
+}
+
+/** How the user answers an app's sign-in request. */
+export class CompleteOidcInteractionDto {
+  @ApiPropertyOptional({
+    description:
+      'The user agrees to what a third-party app asks (its scopes and claims), after the sign-in page showed it. Without it, a request that needs consent answers FAILED_PRECONDITION (OIDC_CONSENT_REQUIRED).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  consent?: boolean;
 }
