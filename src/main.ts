@@ -28,7 +28,8 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 /**
  * The usual browser protections (helmet): no MIME sniffing, no referrer beyond
  * the origin, no framing, HSTS, and a content security policy that lets the docs
- * UI (its scripts are files, its styles partly inline) load from this origin only.
+ * UI (its scripts are files, its styles partly inline) load from this origin only
+ * (images also over https: the logos of apps).
  * No `upgrade-insecure-requests`: the service also runs on plain HTTP locally.
  */
 const SECURITY_HEADERS: Parameters<typeof helmet>[0] = {
@@ -38,7 +39,8 @@ const SECURITY_HEADERS: Parameters<typeof helmet>[0] = {
       defaultSrc: ["'self'"],
       scriptSrc: ["'self'"],
       styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
+      // Apps' logos (https URLs their admins registered) on the sign-in, consent and account pages.
+      imgSrc: ["'self'", 'data:', 'https:'],
       fontSrc: ["'self'", 'data:'],
       connectSrc: ["'self'"],
       objectSrc: ["'none'"],

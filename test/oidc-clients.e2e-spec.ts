@@ -123,6 +123,22 @@ describe('OpenID Provider apps: the admin API', () => {
     expectError(badGrant, 400, INVALID_ARGUMENT);
   });
 
+  it('keeps a third-party app’s links and consent setting through a replace, and refuses http links', async () => {
+    const links = { logoURI: 'https://partner.example.com/logo.png', clientURI: 'https://partner.example.com', policyURI: 'https://partner.example.com/privacy', tosURI: 'https://partner.example.com/terms' };
+    const created = await t.http().post(base()).set(auth(a.adminToken)).send({ clientName: 'Partner', redirectURIs: ['https://partner.example.com/cb'], firstParty: false, ...links });
+    expect(created.status).toBe(200);
+    expect(created.body.client).toMatchObject({ firstParty: false, ...links });
+    const id = created.body.client.clientID;
+    const replaced = await t.http().put(`${base()}/${id}`).set(auth(a.adminToken)).send({ clientName: 'Partner', redirectURIs: ['https://partner.example.com/cb'], logoURI: links.logoURI });
+    expect(replaced.body).toMatchObject({ firstParty: false, logoURI: links.logoURI });
+    expect(replaced.body.clientURI).toBeUndefined();
+    const madeOwn = await t.http().put(`${base()}/${id}`).set(auth(a.adminToken)).send({ clientName: 'Partner', redirectURIs: ['https://partner.example.com/cb'], firstParty: true });
+    expect(madeOwn.body.firstParty).toBe(true);
+    const audit = await t.http().get(`/api/v1/sectors/${sector.id}/audit-events`).query({ type: 'oidc_client.updated', target: id }).set(auth(a.adminToken));
+    expect(audit.body.events.map((e: any) => e.details.fields)).toContainEqual(['first_party']);
+    expectError(await t.http().post(base()).set(auth(a.adminToken)).send({ clientName: 'Bad', logoURI: 'http://partner.example.com/logo.png' }), 400, INVALID_ARGUMENT);
+  });
+
   it('lets the sector’s admins and API tokens in, and nobody else', async () => {
     await createUser(t, a.adminToken, sector.id, { username: 'member', email: 'member@a.test', password: 'member-password-1' });
     const member = await t.login('member', 'member-password-1', sector.id);

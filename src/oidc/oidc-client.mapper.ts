@@ -17,6 +17,10 @@ export function toOidcClientResponse(stored: StoredOidcClient, issuer: string): 
     tokenEndpointAuthMethod: text(m.token_endpoint_auth_method) ?? 'client_secret_basic',
     jwksURI: text(m.jwks_uri),
     backchannelLogoutURI: text(m.backchannel_logout_uri),
+    logoURI: text(m.logo_uri),
+    clientURI: text(m.client_uri),
+    policyURI: text(m.policy_uri),
+    tosURI: text(m.tos_uri),
     firstParty: stored.firstParty,
     registrationClientURI: `${issuer}/reg/${encodeURIComponent(clientID)}`,
     createdAt: stored.createdAt.toISOString(),
@@ -44,6 +48,10 @@ export function toClientMetadata(input: OidcClientInput, clientId: string, befor
   for (const [key, value] of [
     ['jwks_uri', input.jwksURI],
     ['backchannel_logout_uri', input.backchannelLogoutURI],
+    ['logo_uri', input.logoURI],
+    ['client_uri', input.clientURI],
+    ['policy_uri', input.policyURI],
+    ['tos_uri', input.tosURI],
   ] as const) {
     if (value === undefined) delete metadata[key];
     else metadata[key] = value;

@@ -3,6 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import { signInPath, useAuth } from '../auth/AuthContext';
 import { Button, Page } from '../ui';
 import { accountApi } from './accountApi';
+import { AppsSection } from './AppsSection';
 import { FactorsSection } from './FactorsSection';
 import { LinkedSection } from './LinkedSection';
 import { PasskeysSection } from './PasskeysSection';
@@ -18,6 +19,7 @@ const PARTS = [
   { id: 'passkeys', label: 'Passkeys' },
   { id: 'linked', label: 'Linked accounts' },
   { id: 'sessions', label: 'Sessions' },
+  { id: 'apps', label: 'Apps' },
 ];
 
 /** The signed-in user's own account page: everything through the public API with their access token. */
@@ -59,6 +61,7 @@ export default function AccountApp() {
           <PasskeysSection sub={sub} />
           <LinkedSection sub={sub} />
           <SessionsSection sub={sub} />
+          <AppsSection sub={sub} />
         </StepUpProvider>
       </Page>
     </>

@@ -1,4 +1,4 @@
-/** The account page's calls: the signed-in user's own resources (docs/api.md, Users, OTP registrations, Passkeys, Sessions, Social login). */
+/** The account page's calls: the signed-in user's own resources (docs/api.md, Users, OTP registrations, Passkeys, Sessions, Social login, OpenID Provider grants). */
 import { api, seg } from '../api/client';
 import type { Schemas, UserProfile, UserProfileInput } from '../api/types';
 
@@ -11,6 +11,8 @@ export type NewOtpRegistration = Schemas['CreateOtpRegistrationResponse'];
 export type Passkey = Schemas['WebAuthnCredentialResponse'];
 export type Identity = Schemas['LinkedIdentityResponse'];
 export type Session = Schemas['SessionResponse'];
+/** An app the user gave access to through the OpenID Provider (a first-party app without being asked). */
+export type AppGrant = Schemas['OidcGrantResponse'];
 
 const user = (sub: string) => `/api/v1/users/${seg(sub)}`;
 
@@ -38,8 +40,17 @@ export const accountApi = {
   collectLink: (code: string, verifier: string) => api.postPublic<Schemas['OAuthLinkResultResponse']>('/api/v1/oauth/token', { code, verifier } satisfies Schemas['OAuthTokenDto']),
   sessions: (sub: string) => api.get<Schemas['ListSessionsResponse']>(`${user(sub)}/sessions`),
   revokeSession: (sub: string, id: string) => api.del<Schemas['RevokeSessionResponse']>(`${user(sub)}/sessions/${seg(id)}`),
+  appGrants: (sub: string) => api.get<Schemas['ListOidcGrantsResponse']>(`${user(sub)}/oidc/grants`),
+  /** Revokes an app's access: its tokens stop at once; a third-party app asks for consent again (404 OIDC_GRANT_NOT_FOUND when nothing is granted). */
+  revokeAppGrant: (sub: string, clientID: string) => api.del<Schemas['RevokeOidcGrantResponse']>(`${user(sub)}/oidc/grants/${seg(clientID)}`),
   reauthenticate: (sub: string, currentPassword: string) => api.post<Schemas['ReauthenticateResponse']>(`${user(sub)}/reauthenticate`, { currentPassword } satisfies Schemas['ReauthenticateDto']),
 };
+
+/** The day of an ISO date-time, in the browser's words (as the API sent it when it is not one). */
+export function day(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString();
+}
 
 /** Unix seconds (int64 string) in words; "0" is never. */
 export function when(unix: string, never = 'never'): string {

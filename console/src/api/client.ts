@@ -169,9 +169,9 @@ function url(path: string, query?: Query): string {
   return target.toString();
 }
 
-/** A request with a bearer token of its own (never the session's, never renewed), sending this origin's cookies. */
+/** A request with credentials of its own: a bearer token that is not the session's (never renewed), or none; this origin's cookies. */
 interface OwnCredentials {
-  token: string;
+  token?: string;
   credentials: RequestCredentials;
 }
 
@@ -179,7 +179,7 @@ async function send<T>(method: string, path: string, query: Query | undefined, b
   if (authenticate && accessToken && refreshToken && expiresSoon(accessToken)) await refreshOnce();
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = own ? own.token : authenticate ? accessToken : null;
+  const token = own ? (own.token ?? null) : authenticate ? accessToken : null;
   if (token) headers.Authorization = `Bearer ${token}`;
   let response: Response;
   try {
@@ -223,6 +223,11 @@ export const api = {
    * completes its request this way (the provider's cookie names the browser that started it).
    */
   postWithToken: <T>(token: string, path: string, body?: unknown): Promise<T> => send<T>('POST', path, undefined, body ?? {}, false, { token, credentials: 'same-origin' }),
+  /**
+   * A public POST (no access token) with this origin's cookies: declining the OpenID Provider's
+   * request needs no sign-in, only the provider's cookie of the browser that started it.
+   */
+  postPublicWithCookies: <T>(path: string, body?: unknown): Promise<T> => send<T>('POST', path, undefined, body ?? {}, false, { credentials: 'same-origin' }),
 };
 
 /** Encodes one path segment (ids from the API are opaque). */

@@ -916,6 +916,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/oidc/interactions/{interactionID}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a sign-in request of an app (in the browser that started it; no sign-in needed): the app’s redirect URI receives error=access_denied */
+        post: operations["OidcInteractionController_deny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sectors/{sectorID}/oidc/clients": {
         parameters: {
             query?: never;
@@ -965,6 +982,40 @@ export interface paths {
         /** Give an app a new client secret (shown only here); the old one stops working at once */
         post: operations["OidcClientController_rotateSecret"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{sub}/oidc/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the apps a user has granted access (the user, or a signed-in admin over the user’s sector) */
+        get: operations["OidcGrantController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{sub}/oidc/grants/{clientID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an app’s access: its tokens for the user stop working at once, and a third-party app asks for consent again */
+        delete: operations["OidcGrantController_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1055,7 +1106,7 @@ export interface components {
              */
             occurredAt: string;
             /** @enum {string} */
-            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted";
+            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
             /** @enum {string} */
             outcome: "success" | "failure";
             /** @description The refusal reason of a failure (an error reason), else empty. */
@@ -2131,6 +2182,10 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        CompleteOidcInteractionDto: {
+            /** @description The user agrees to what a third-party app asks (its scopes and claims), after the sign-in page showed it. Without it, a request that needs consent answers FAILED_PRECONDITION (OIDC_CONSENT_REQUIRED). */
+            consent?: boolean;
+        };
         CompleteOidcInteractionResponse: {
             /** @description Where the browser goes next: the provider, which answers the app’s redirect URI. */
             redirectTo: string;
@@ -2145,7 +2200,11 @@ export interface components {
             tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt";
             jwksURI?: string;
             backchannelLogoutURI?: string;
-            /** @description Registered by an admin: its users are never asked for consent. */
+            logoURI?: string;
+            clientURI?: string;
+            policyURI?: string;
+            tosURI?: string;
+            /** @description An app of the sector’s own: its users are never asked for consent (a third-party app asks each user once). */
             firstParty: boolean;
             /** @description Where its RFC 7592 registration lives (managed there with its registration access token, when it has one). */
             registrationClientURI: string;
@@ -2177,6 +2236,16 @@ export interface components {
             jwksURI?: string;
             /** @description Where back-channel logout tokens go (https; see OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
             backchannelLogoutURI?: string;
+            /** @description The app’s logo (https), shown on the sign-in, consent and account pages. */
+            logoURI?: string;
+            /** @description The app’s home page (https). */
+            clientURI?: string;
+            /** @description The app’s privacy policy (https). */
+            policyURI?: string;
+            /** @description The app’s terms of service (https). */
+            tosURI?: string;
+            /** @description An app of the sector’s own (its users are never asked for consent) or a third party’s (each user consents once to what it asks). Default on create: true; on replace: unchanged. */
+            firstParty?: boolean;
         };
         CreateOidcClientResponse: {
             client: components["schemas"]["OidcClientResponse"];
@@ -2188,6 +2257,35 @@ export interface components {
             clientSecret: string;
         };
         DeleteOidcClientResponse: Record<string, never>;
+        OidcGrantResponse: {
+            clientID: string;
+            /** @description The app’s name (its client ID when it registered none). */
+            clientName: string;
+            logoURI?: string;
+            clientURI?: string;
+            /** @description An app of the sector’s own (granted without a consent screen). */
+            firstParty: boolean;
+            /** @description The scopes granted (e.g. openid, email, offline_access). */
+            scopes: string[];
+            /** @description Claims granted beyond the scopes’ own (through the claims parameter). */
+            claims: string[];
+            /**
+             * Format: date-time
+             * @description When the user first granted the app anything that is still granted.
+             */
+            grantedAt: string;
+            /**
+             * Format: date-time
+             * @description When the grant lapses unless used again.
+             */
+            expiresAt: string;
+        };
+        ListOidcGrantsResponse: {
+            grants: components["schemas"]["OidcGrantResponse"][];
+        };
+        RevokeOidcGrantResponse: {
+            clientID: string;
+        };
         IntrospectDto: {
             /** @description An access token issued by this service. */
             token: string;
@@ -2234,7 +2332,7 @@ export interface operations {
                 actor?: string;
                 /** @description The id of the target (a user id, a token id, a sector id, …). */
                 target?: string;
-                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted";
+                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Default 50, at most 200. */
@@ -4919,6 +5017,49 @@ export interface operations {
             };
             cookie?: never;
         };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteOidcInteractionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompleteOidcInteractionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcInteractionController_deny: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                interactionID: string;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             200: {
@@ -5179,6 +5320,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotateOidcClientSecretResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcGrantController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id (UUID). */
+                sub: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOidcGrantsResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcGrantController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientID: string;
+                /** @description A user id (UUID). */
+                sub: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeOidcGrantResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { Navigate, useLocation, useParams, useSearchParams } from 'react-router';
 import { ApiError, type SessionTokens } from '../api/client';
 import { Button, ErrorMessage, Loading } from '../ui';
-import { httpURL, interactionApi, scopeWords, type InteractionDetails } from './interaction';
+import { ConsentStep } from './ConsentStep';
+import { httpURL, interactionApi, needsConsent, nextAddress, requestEnded, scopeWords, type InteractionDetails } from './interaction';
 import { PublicShell } from './PublicShell';
 import { SignInPage } from './SignInPage';
 
@@ -28,7 +29,9 @@ const ENDED =
 /**
  * Loads the request, then shows the sector's sign-in page for it; a successful sign-in
  * completes the request with its access token and sends the browser where the
- * provider says (back to the app).
+ * provider says (back to the app). A third-party app the user has not allowed yet
+ * gets the consent step first, with the sign-in's tokens kept in memory meanwhile.
+ * The user may also decline from the sign-in step ("Cancel and go back").
  */
 function InteractionSignIn({ interactionID }: { interactionID: string }) {
   const location = useLocation();
@@ -44,6 +47,8 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
   const [ended, setEnded] = useState(false);
   /** Completed: the browser is on its way back to the app. */
   const [leaving, setLeaving] = useState(false);
+  /** Signed in, waiting for the user's consent: the sign-in's tokens (memory only). */
+  const [consenting, setConsenting] = useState<SessionTokens | null>(null);
 
   const data = details.data;
   const notFound = interactionID === '' || ended || (details.error instanceof ApiError && details.error.status === 404);
@@ -95,24 +100,51 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
     return <Navigate to={{ pathname: location.pathname, search: `?${fixed.toString()}` }} replace />;
   }
 
+  const leave = (target: string) => {
+    setLeaving(true);
+    window.location.assign(target);
+  };
+
+  if (consenting) {
+    return <ConsentStep details={data} tokens={consenting} links={<AppLinks details={data} />} onEnded={() => setEnded(true)} onLeave={leave} />;
+  }
+
   const complete = async (tokens: SessionTokens) => {
-    let target: string | undefined;
+    let target: string;
     try {
-      target = httpURL((await interactionApi.complete(interactionID, tokens.token)).redirectTo);
-      if (!target) throw new Error('The service answered no address to continue to. Go back to the app and sign in from there again.');
+      target = nextAddress(await interactionApi.complete(interactionID, tokens.token));
     } catch (e) {
+      // A third-party app the user has not allowed (yet, or again): the sign-in is kept for the consent step.
+      if (needsConsent(e)) {
+        setConsenting(tokens);
+        return;
+      }
       // The tokens are dropped: end their session at the service (best effort).
       interactionApi.endSession(tokens.token).catch(() => undefined);
-      if (e instanceof ApiError && e.status === 404) {
+      if (requestEnded(e)) {
         setEnded(true);
         return;
       }
       // The service's words say what to do: sign in to the app's sector (403), start again from the
-      // app in this browser (403), sign in again (400, prompt=login or max_age), or that the app needs consent (400).
+      // app in this browser (403), or sign in again (400, prompt=login or max_age).
       throw e;
     }
-    setLeaving(true);
-    window.location.assign(target);
+    leave(target);
+  };
+
+  /** Declines the request without signing in: the app hears `access_denied`. */
+  const cancel = async () => {
+    let target: string;
+    try {
+      target = nextAddress(await interactionApi.deny(interactionID));
+    } catch (e) {
+      if (requestEnded(e)) {
+        setEnded(true);
+        return;
+      }
+      throw e;
+    }
+    leave(target);
   };
 
   const returnURL = `${location.pathname}?${new URLSearchParams({ interaction: interactionID, sector: data.sectorID }).toString()}`;
@@ -120,43 +152,49 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
   return (
     <SignInPage
       area="account"
-      signInFor={{ clientName, loginHint: data.loginHint, returnURL, complete, intro: <RequestIntro details={data} /> }}
+      signInFor={{ clientName, loginHint: data.loginHint, returnURL, complete, cancel, intro: <RequestIntro details={data} /> }}
     />
   );
 }
 
-/** Who asks and, for an app of someone else, what it will receive; its registered links. */
+/** Who asks and, for an app of someone else, what it asks for (the consent step follows the sign-in); its registered links. */
 function RequestIntro({ details }: { details: InteractionDetails }) {
   const { client } = details;
-  const shared = client.firstParty ? [] : scopeWords(details.scopes);
-  const links = [
-    { href: httpURL(client.clientURI), label: `About ${client.clientName || 'the app'}` },
-    { href: httpURL(client.policyURI), label: 'Privacy policy' },
-    { href: httpURL(client.tosURI), label: 'Terms of service' },
-  ].filter((link): link is { href: string; label: string } => link.href !== undefined);
+  const asked = client.firstParty ? [] : scopeWords(details.scopes);
   return (
     <>
-      {shared.length > 0 ? (
+      {asked.length > 0 ? (
         <div>
-          <p>Signing in shares with {client.clientName || 'the app'}:</p>
+          <p>{client.clientName || 'The app'} asks for:</p>
           <ul>
-            {shared.map((words) => (
+            {asked.map((words) => (
               <li key={words}>{words}</li>
             ))}
           </ul>
         </div>
       ) : null}
-      {links.length > 0 ? (
-        <p className="links">
-          {links.map((link) => (
-            <a key={link.label} href={link.href} rel="noopener noreferrer">
-              {link.label}
-            </a>
-          ))}
-        </p>
-      ) : null}
+      <AppLinks details={details} />
     </>
   );
+}
+
+/** The app's registered links (http(s) only). */
+function AppLinks({ details }: { details: InteractionDetails }) {
+  const { client } = details;
+  const links = [
+    { href: httpURL(client.clientURI), label: `About ${client.clientName || 'the app'}` },
+    { href: httpURL(client.policyURI), label: 'Privacy policy' },
+    { href: httpURL(client.tosURI), label: 'Terms of service' },
+  ].filter((link): link is { href: string; label: string } => link.href !== undefined);
+  return links.length > 0 ? (
+    <p className="links">
+      {links.map((link) => (
+        <a key={link.label} href={link.href} rel="noopener noreferrer">
+          {link.label}
+        </a>
+      ))}
+    </p>
+  ) : null;
 }
 
 /** After the request ended: a way back to the app, if it registered its address. */

@@ -55,8 +55,10 @@ export interface SignInFor {
   returnURL: string;
   /** Completes the request with the sign-in's tokens and leaves the page; what it throws is shown above the form. */
   complete(tokens: SessionTokens): Promise<void>;
-  /** Shown above the form: the account to use, what the app receives. */
+  /** Shown above the form: the account to use, what the app asks for. */
   intro?: ReactNode;
+  /** Declines the request without signing in (the app hears `access_denied`) and leaves the page; what it throws is shown above the form. */
+  cancel(): Promise<void>;
 }
 
 /**
@@ -286,6 +288,13 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
         <Link to={sectorLink('/account/forgot-password', sectorID)}>Forgot your password?</Link>
         {selfSignUpAllowed ? <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link> : null}
       </p>
+      {signInFor ? (
+        <p>
+          <Button variant="link" busy={busy === 'cancel'} disabled={busy !== '' && busy !== 'cancel'} onClick={() => void run('cancel', signInFor.cancel)}>
+            Cancel and go back to the app
+          </Button>
+        </p>
+      ) : null}
     </PublicShell>
   );
 }

@@ -1,14 +1,22 @@
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 
-/** A screen: the main landmark with the page's one h1 (also the document title), optional actions beside it. */
-export function Page({ title, actions, children, wide = false }: { title: string; actions?: ReactNode; children: ReactNode; wide?: boolean }) {
+/**
+ * A screen: the main landmark with the page's one h1 (also the document title), optional actions beside it.
+ * `focusTitle`: a step that replaces the screen in place (no navigation) moves focus to its h1, so a
+ * screen reader announces it and the keyboard starts from there.
+ */
+export function Page({ title, actions, children, wide = false, focusTitle = false }: { title: string; actions?: ReactNode; children: ReactNode; wide?: boolean; focusTitle?: boolean }) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Identity`;
   }, [title]);
+  useEffect(() => {
+    if (focusTitle) headingRef.current?.focus();
+  }, [focusTitle, title]);
   return (
     <main id="main" className={wide ? 'page page-wide' : 'page'} tabIndex={-1}>
       <div className="page-head">
-        <h1>{title}</h1>
+        <h1 ref={headingRef} tabIndex={focusTitle ? -1 : undefined}>{title}</h1>
         {actions ? <div className="page-actions">{actions}</div> : null}
       </div>
       {children}

@@ -7,6 +7,7 @@ const OIDC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credent
 const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+const HTTPS_URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['https'] };
 
 /** An app as an admin creates or replaces it (what it may do; the provider checks the rest as RFC 7591 does). */
 export class OidcClientInput {
@@ -22,6 +23,11 @@ export class OidcClientInput {
   @ApiPropertyOptional({ description: 'The app’s JWK Set URL (private_key_jwt).' }) @IsOptional() @IsUrl(URL_OPTIONS) jwksURI?: string;
   @ApiPropertyOptional({ description: 'Where back-channel logout tokens go (https; see OUTBOUND_ALLOW_PRIVATE_NETWORKS).' })
   @IsOptional() @IsUrl(URL_OPTIONS) backchannelLogoutURI?: string;
+  @ApiPropertyOptional({ description: 'The app’s logo (https), shown on the sign-in, consent and account pages.' })
+  @IsOptional() @IsUrl(HTTPS_URL_OPTIONS) logoURI?: string;
+  @ApiPropertyOptional({ description: 'The app’s home page (https).' }) @IsOptional() @IsUrl(HTTPS_URL_OPTIONS) clientURI?: string;
+  @ApiPropertyOptional({ description: 'The app’s privacy policy (https).' }) @IsOptional() @IsUrl(HTTPS_URL_OPTIONS) policyURI?: string;
+  @ApiPropertyOptional({ description: 'The app’s terms of service (https).' }) @IsOptional() @IsUrl(HTTPS_URL_OPTIONS) tosURI?: string;
   @ApiPropertyOptional({
     description: 'An app of the sector’s own (its users are never asked for consent) or a third party’s (each user consents once to what it asks). Default on create: true; on replace: unchanged.',
   })
@@ -37,7 +43,11 @@ export class OidcClientResponse {
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) tokenEndpointAuthMethod: string;
   @ApiPropertyOptional() jwksURI?: string;
   @ApiPropertyOptional() backchannelLogoutURI?: string;
-  @ApiProperty({ description: 'Registered by an admin: its users are never asked for consent.' }) firstParty: boolean;
+  @ApiPropertyOptional() logoURI?: string;
+  @ApiPropertyOptional() clientURI?: string;
+  @ApiPropertyOptional() policyURI?: string;
+  @ApiPropertyOptional() tosURI?: string;
+  @ApiProperty({ description: 'An app of the sector’s own: its users are never asked for consent (a third-party app asks each user once).' }) firstParty: boolean;
   @ApiProperty({ description: 'Where its RFC 7592 registration lives (managed there with its registration access token, when it has one).' }) registrationClientURI: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

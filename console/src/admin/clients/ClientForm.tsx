@@ -41,9 +41,35 @@ interface Values {
   tokenEndpointAuthMethod: OidcAuthMethod;
   jwksURI: string;
   backchannelLogoutURI: string;
+  firstParty: boolean;
+  logoURI: string;
+  clientURI: string;
+  policyURI: string;
+  tosURI: string;
 }
 
-const FIELDS: Array<keyof Values> = ['clientName', 'redirectURIs', 'postLogoutRedirectURIs', 'grantTypes', 'tokenEndpointAuthMethod', 'jwksURI', 'backchannelLogoutURI'];
+/** The app's public links: optional https URLs shown to its users on the sign-in, consent and account pages. */
+const LINKS = [
+  { name: 'logoURI', label: 'Logo URL', hint: 'https://… an image shown beside the app’s name.' },
+  { name: 'clientURI', label: 'Home page', hint: 'https://… the app’s own site.' },
+  { name: 'policyURI', label: 'Privacy policy', hint: 'https://…' },
+  { name: 'tosURI', label: 'Terms of service', hint: 'https://…' },
+] as const;
+
+const FIELDS: Array<keyof Values> = [
+  'clientName',
+  'redirectURIs',
+  'postLogoutRedirectURIs',
+  'grantTypes',
+  'tokenEndpointAuthMethod',
+  'jwksURI',
+  'backchannelLogoutURI',
+  'firstParty',
+  'logoURI',
+  'clientURI',
+  'policyURI',
+  'tosURI',
+];
 
 function toValues(c?: OidcClient): Values {
   return {
@@ -54,6 +80,12 @@ function toValues(c?: OidcClient): Values {
     tokenEndpointAuthMethod: c?.tokenEndpointAuthMethod ?? 'client_secret_basic',
     jwksURI: c?.jwksURI ?? '',
     backchannelLogoutURI: c?.backchannelLogoutURI ?? '',
+    // An admin's new app is the sector's own unless told otherwise (the API's default too).
+    firstParty: c?.firstParty ?? true,
+    logoURI: c?.logoURI ?? '',
+    clientURI: c?.clientURI ?? '',
+    policyURI: c?.policyURI ?? '',
+    tosURI: c?.tosURI ?? '',
   };
 }
 
@@ -63,12 +95,16 @@ const lines = (text: string): string[] => text.split(/\s+/).filter(Boolean);
 function toInput(v: Values, showJwks: boolean): OidcClientInput {
   const jwksURI = showJwks ? v.jwksURI.trim() : '';
   const backchannelLogoutURI = v.backchannelLogoutURI.trim();
+  // A PUT replaces the app: links left empty are removed, the others sent.
+  const links = Object.fromEntries(LINKS.map(({ name }) => [name, v[name].trim()]).filter(([, value]) => value !== ''));
   return {
+    ...links,
     clientName: v.clientName.trim(),
     redirectURIs: lines(v.redirectURIs),
     postLogoutRedirectURIs: lines(v.postLogoutRedirectURIs),
     grantTypes: v.grantTypes,
     tokenEndpointAuthMethod: v.tokenEndpointAuthMethod,
+    firstParty: v.firstParty,
     ...(jwksURI ? { jwksURI } : {}),
     ...(backchannelLogoutURI ? { backchannelLogoutURI } : {}),
   };
@@ -136,7 +172,8 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
       <ErrorMessage error={save.error} title={client ? 'The app was not saved.' : 'The app was not created.'} />
       {client ? (
         <p className="muted">
-          Client ID <code>{client.clientID}</code> · created {formatDateTime(client.createdAt)} · updated {formatDateTime(client.updatedAt)}
+          Client ID <code>{client.clientID}</code> · {client.firstParty ? 'First-party' : 'Third-party'} app · created {formatDateTime(client.createdAt)} · updated{' '}
+          {formatDateTime(client.updatedAt)}
         </p>
       ) : null}
       <Field label="App name" required error={errors.clientName?.message} hint="What users see on the sign-in page; 1 to 200 characters.">
@@ -180,6 +217,12 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
           </Field>
         ) : null}
       </div>
+      <Checkbox
+        label="First-party app (users are not asked for consent)"
+        hint="Leave it checked for an app of your own organisation. A third-party app shows users what it asks for, once, and they allow or deny it."
+        error={errors.firstParty?.message}
+        {...register('firstParty')}
+      />
       <Field
         label="Post-logout redirect URIs"
         error={errors.postLogoutRedirectURIs?.message}
@@ -194,6 +237,11 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
       >
         {(p) => <TextInput {...p} type="url" autoComplete="off" spellCheck={false} {...register('backchannelLogoutURI')} />}
       </Field>
+      {LINKS.map(({ name, label, hint }) => (
+        <Field key={name} label={label} error={errors[name]?.message} hint={`Optional: ${hint}`}>
+          {(p) => <TextInput {...p} type="url" autoComplete="off" spellCheck={false} {...register(name)} />}
+        </Field>
+      ))}
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={save.isPending}>
           {client ? 'Save app' : 'Create app'}

@@ -137,12 +137,8 @@ export default function ClientsPage() {
         cell: ({ row }) => (
           <>
             {row.original.clientName}
-            {row.original.firstParty ? (
-              <>
-                {' '}
-                <span className="badge badge-ok">first-party</span>
-              </>
-            ) : null}
+            {' '}
+            {row.original.firstParty ? <span className="badge badge-ok">first-party</span> : <span className="badge">Third-party</span>}
           </>
         ),
       },
@@ -216,7 +212,8 @@ export default function ClientsPage() {
       {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
       <p className="page-lead">
         The sector is an OpenID Provider: websites, mobile apps and services registered here sign its users in with OpenID Connect, or get tokens of their own
-        (client credentials). Apps registered by an admin are first-party: their users are never asked for consent.
+        (client credentials). A first-party app (the default) is your organisation's own: its users are never asked for consent. Users of a third-party app
+        allow or deny what it asks for, once, and can take that back on their account page.
       </p>
       {notice && notice.sectorID === sectorID ? <SecretNotice key={notice.seq} notice={notice} onDismiss={() => setNotice(null)} /> : null}
       <Section title="OpenID Provider" id="oidc-provider">
