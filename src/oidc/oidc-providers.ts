@@ -41,7 +41,8 @@ let library: Promise<OidcLibrary> | undefined;
 
 /**
  * Loads `oidc-provider` (ESM) once. Its load-time notices (an unsupported runtime
- * on Node 20) go to the service's log instead of the console.
+ * on Node 20) go to the service's log instead of the console. (Its outbound calls
+ * still go through the service's own fetch and its connection-time checks.)
  */
 function loadLibrary(logger: Logger): Promise<OidcLibrary> {
   library ??= (async () => {
@@ -50,7 +51,11 @@ function loadLibrary(logger: Logger): Promise<OidcLibrary> {
     console.warn = (...args: unknown[]) => logger.warn(args.join(' '));
     console.info = (...args: unknown[]) => logger.log(args.join(' '));
     try {
-      return await import('oidc-provider');
+      const loaded = await import('oidc-provider');
+      // The library guards its outbound calls with the runtime's global HTTP dispatcher, which Node makes on its
+      // first fetch; without one it warns on the console at its first call. A data: URL makes it without a request.
+      await fetch('data:,').catch(() => undefined);
+      return loaded;
     } finally {
       Object.assign(console, { warn, info });
     }
