@@ -2,6 +2,7 @@ import request from 'supertest';
 import { expectError } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
+import { followToApp as followRedirectsToApp, localPath, startAuthorization } from './support/oidc-flow';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -43,45 +44,9 @@ describe('OpenID Provider: authorization code flow', () => {
     return request.agent(t.baseUrl);
   }
 
-  const local = (url: string) => {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  };
-
-  /** Starts an authorization request in `agent`; answers the interaction id and what the client must keep. */
-  async function authorize(agent: request.Agent, params: Record<string, string> = {}, conf = config) {
-    const codeVerifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const nonce = oc.randomNonce();
-    const url: URL = oc.buildAuthorizationUrl(conf, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid email profile',
-      code_challenge: await oc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      ...params,
-    });
-    const res = await agent.get(local(url.href));
-    expect(res.status).toBe(303);
-    const location = new URL(res.headers.location);
-    const interaction = location.searchParams.get('interaction');
-    expect(interaction).toEqual(expect.any(String));
-    expect(location.pathname).toBe(`/api/v1/oidc/interactions/${interaction}`);
-    return { interaction: interaction as string, location, codeVerifier, state, nonce };
-  }
-
-  /** Follows the provider's redirects in `agent` until the app's redirect URI; answers that URL. */
-  async function followToApp(agent: request.Agent, redirectTo: string): Promise<URL> {
-    let next = redirectTo;
-    for (let hop = 0; hop < 5; hop++) {
-      if (next.startsWith(REDIRECT_URI)) return new URL(next);
-      const res = await agent.get(local(next));
-      if (![302, 303].includes(res.status)) throw new Error(`${next}: ${res.status} ${res.text.slice(0, 600)}`);
-      next = new URL(res.headers.location, t.baseUrl).href;
-    }
-    throw new Error(`no redirect to the app after 5 hops (last: ${next})`);
-  }
+  const local = localPath;
+  const authorize = (agent: request.Agent, params: Record<string, string> = {}, conf = config) => startAuthorization(oc, agent, conf, REDIRECT_URI, params);
+  const followToApp = (agent: request.Agent, redirectTo: string) => followRedirectsToApp(agent, t.baseUrl, REDIRECT_URI, redirectTo);
 
   async function signIn(username = USER.username, password = USER.password, sectorID = sector.id) {
     return t.login(username, password, sectorID);

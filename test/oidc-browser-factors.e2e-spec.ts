@@ -22,8 +22,6 @@
  * If chromium cannot start, the spec fails.
  */
 import { existsSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PasskeyPage, seriousViolations, startBrowser } from './support/browser';
@@ -31,6 +29,7 @@ import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { serveRedirectTarget, RedirectTarget } from './support/redirect-target';
 import { eventually, sleep } from './support/wait';
 
 jest.setTimeout(120_000);
@@ -40,31 +39,6 @@ const PASSWORD = 'a long and lovely passphrase';
 const CLIENT_NAME = 'Factors App';
 
 const dynamicImport = (name: string): Promise<any> => import(name);
-
-/** The app's redirect URI: records every query it receives and answers a plain page. */
-interface RedirectTarget {
-  url: string;
-  received: URL[];
-  close(): Promise<void>;
-}
-
-async function serveRedirectTarget(): Promise<RedirectTarget> {
-  const received: URL[] = [];
-  let base = '';
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (url.pathname === '/cb') received.push(url);
-    res.setHeader('content-type', 'text/html; charset=utf-8');
-    res.end('<!doctype html><html><head><meta charset="utf-8"><title>app</title></head><body><h1>The app got an answer</h1></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: `${base}/cb`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /**
  * Logs the provider's and the interaction API's answers (named when a step fails), and

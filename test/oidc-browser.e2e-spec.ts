@@ -19,8 +19,6 @@
  * or `npm run build`). If chromium cannot start, the spec fails.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousViolations, startBrowser } from './support/browser';
@@ -29,6 +27,7 @@ import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlu
 import { freePort } from './support/global-setup';
 import { OidcIdp, startOidcIdp } from './support/oidc-idp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { serveRedirectTarget, RedirectTarget } from './support/redirect-target';
 import { eventually } from './support/wait';
 
 jest.setTimeout(180_000);
@@ -37,31 +36,6 @@ const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const SHOTS = join(__dirname, '..', 'test-artifacts', 'screenshots');
 
 const dynamicImport = (name: string): Promise<any> => import(name);
-
-/** The app's redirect URI: records every query it receives and answers a plain page. */
-interface RedirectTarget {
-  url: string;
-  received: URL[];
-  close(): Promise<void>;
-}
-
-async function serveRedirectTarget(): Promise<RedirectTarget> {
-  const received: URL[] = [];
-  let base = '';
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (url.pathname === '/cb') received.push(url);
-    res.setHeader('content-type', 'text/html; charset=utf-8');
-    res.end('<!doctype html><html><head><meta charset="utf-8"><title>app</title></head><body><h1>The app got an answer</h1></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: `${base}/cb`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** No serious or critical axe violations on the screen, which is photographed to test-artifacts/screenshots/oidc-<name>.png. */
 async function checkScreen(page: Page, name: string): Promise<void> {

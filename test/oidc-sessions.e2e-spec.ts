@@ -4,6 +4,7 @@ import request from 'supertest';
 import { expectError } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
+import { followToApp as followRedirectsToApp, localPath, startAuthorization } from './support/oidc-flow';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
 import { SoftAuthenticator } from './support/webauthn-crafting';
@@ -46,10 +47,7 @@ describe('OpenID Provider: consent, app grants, logout and the end of sessions',
   let thirdParty: { config: any; clientId: string };
 
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const local = (url: string) => {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  };
+  const local = localPath;
 
   async function newUser(name: string): Promise<{ sub: string; username: string }> {
     const username = `${name}-${uniqueSlug('u')}`;
@@ -69,36 +67,8 @@ describe('OpenID Provider: consent, app grants, logout and the end of sessions',
     return { config, clientId: res.body.client.clientID };
   }
 
-  /** Starts an authorization request in `agent`. */
-  async function authorize(agent: request.Agent, conf: any, params: Record<string, string> = {}) {
-    const codeVerifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const nonce = oc.randomNonce();
-    const url: URL = oc.buildAuthorizationUrl(conf, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid email',
-      code_challenge: await oc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      ...params,
-    });
-    const res = await agent.get(local(url.href));
-    if (res.status !== 303) throw new Error(`authorize: ${res.status} ${res.text.slice(0, 400)}`);
-    const interaction = new URL(res.headers.location).searchParams.get('interaction') as string;
-    return { interaction, codeVerifier, state, nonce };
-  }
-
-  /** Follows redirects in `agent` until the app's redirect URI. */
-  async function followToApp(agent: request.Agent, next: string): Promise<URL> {
-    for (let hop = 0; hop < 6; hop++) {
-      if (next.startsWith(REDIRECT_URI)) return new URL(next);
-      const res = await agent.get(local(next));
-      if (![302, 303].includes(res.status)) throw new Error(`${next}: ${res.status} ${res.text.slice(0, 400)}`);
-      next = new URL(res.headers.location, t.baseUrl).href;
-    }
-    throw new Error(`no redirect to the app (last: ${next})`);
-  }
+  const authorize = (agent: request.Agent, conf: any, params: Record<string, string> = {}) => startAuthorization(oc, agent, conf, REDIRECT_URI, { scope: 'openid email', ...params });
+  const followToApp = (agent: request.Agent, next: string) => followRedirectsToApp(agent, t.baseUrl, REDIRECT_URI, next);
 
   const complete = (agent: request.Agent, interaction: string, token: string, body?: Record<string, unknown>) =>
     agent.post(`/api/v1/oidc/interactions/${interaction}/complete`).set(bearer(token)).send(body ?? {});
