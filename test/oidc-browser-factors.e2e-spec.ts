@@ -17,6 +17,10 @@
  *   the passkey alone (through the username field's autofill where the browser
  *   offers it, else "Sign in with a passkey"); the ID token's `amr` says `hwk` and
  *   `mfa`, not `pwd`.
+ * - A user who asks the page for a mailed sign-in link (the test SMTP server gets
+ *   it): the link carries the request; opened in the same browser, its page signs
+ *   in and hands the sign-in back to the request's page, which finishes it; the ID
+ *   token's `amr` says `otp`.
  *
  * Needs the console built first (`npx vite build --config console/vite.config.ts`).
  * If chromium cannot start, the spec fails.
@@ -28,6 +32,7 @@ import { PasskeyPage, seriousViolations, startBrowser } from './support/browser'
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
+import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { serveRedirectTarget, RedirectTarget } from './support/redirect-target';
 import { eventually, sleep } from './support/wait';
@@ -63,8 +68,9 @@ function watch(page: Page): { log: string[]; visited: string[] } {
   return { log, visited };
 }
 
-describe('OpenID Provider sign-in page in chromium: MFA and passkeys', () => {
+describe('OpenID Provider sign-in page in chromium: MFA, passkeys and mailed links', () => {
   let t: TestApp;
+  let smtp: TestSmtpServer;
   let oc: any;
   let otplib: any;
   let browser: Browser;
@@ -139,7 +145,8 @@ describe('OpenID Provider sign-in page in chromium: MFA and passkeys', () => {
     const port = await freePort();
     // `localhost`, not 127.0.0.1: the sign-in page's origin must sit on the passkey RP ID (a host name).
     origin = `http://localhost:${port}`;
-    t = await startTestApp({ port, env: { PUBLIC_URL: origin, ...NO_THROTTLE } });
+    smtp = await startSmtpServer();
+    t = await startTestApp({ port, env: { PUBLIC_URL: origin, ...NO_THROTTLE, SMTP_URL: smtp.url, MAIL_FROM, ...FAST_WORKER } });
     app = await serveRedirectTarget();
     tenant = await provisionTenant(t);
     const slug = uniqueSlug('s');
@@ -148,7 +155,7 @@ describe('OpenID Provider sign-in page in chromium: MFA and passkeys', () => {
       .http()
       .put(`/api/v1/sectors/${sectorID}/settings`)
       .set('Authorization', `Bearer ${tenant.adminToken}`)
-      .send({ WebAuthnRPID: 'localhost', WebAuthnRPOrigins: [origin], WebAuthnRPDisplayName: 'Factors Shop' });
+      .send({ WebAuthnRPID: 'localhost', WebAuthnRPOrigins: [origin], WebAuthnRPDisplayName: 'Factors Shop', MagicLinkLoginEnabled: true });
     if (settings.status !== 200) throw new Error(`configuring passkeys failed: ${settings.status} ${JSON.stringify(settings.body)}`);
     issuer = `${origin}/oidc/${tenant.slug}/${slug}`;
 
@@ -171,6 +178,7 @@ describe('OpenID Provider sign-in page in chromium: MFA and passkeys', () => {
     await browser?.close().catch(() => undefined);
     await app?.close();
     await t?.close();
+    await smtp?.stop();
   });
 
   it('password, then the one-time code of an authenticator app: the app gets a code and an ID token with amr pwd, otp, mfa', async () => {
@@ -265,5 +273,41 @@ describe('OpenID Provider sign-in page in chromium: MFA and passkeys', () => {
     expect(claims).toMatchObject({ sub, email, iss: issuer, aud: clientId, nonce: request.nonce });
     expect(claims.amr).toEqual(expect.arrayContaining(['hwk', 'mfa']));
     expect(claims.amr).not.toContain('pwd');
+  });
+
+  it('a mailed sign-in link asked for on the page: opened in the same browser, it finishes the app’s request (amr otp)', async () => {
+    const username = `mia-${uniqueSlug('u')}`;
+    const email = `${username}@factors.test`;
+    const sub = await createUser(t, tenant.adminToken, sectorID, { username, email, password: PASSWORD, profile: { emailVerified: true } });
+
+    const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const { log, visited } = watch(page);
+    const request = await authorizationRequest();
+    const before = app.received.length;
+    await page.goto(request.url.href);
+    await page.getByRole('heading', { level: 1, name: `Sign in to continue to ${CLIENT_NAME}` }).waitFor();
+    const interactionPage = page.url();
+    await page.getByRole('button', { name: 'Email link' }).click();
+    await page.getByLabel('Email or username').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByText(`Open it in this browser to continue to ${CLIENT_NAME}`).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The mail's link carries the request; opened in this browser, its page signs in and goes back to the request.
+    const mail = await smtp.waitForMail((m) => m.envelopeTo.includes(email));
+    const link = /(http:\/\/localhost:\d+\/[^\s"<>]*type=magic-link[^\s"<>]*)/.exec(mail.text)?.[1].replace(/&amp;/g, '&');
+    expect(link).toEqual(expect.any(String));
+    const linkURL = new URL(link as string);
+    expect(linkURL.searchParams.get('interaction')).toBe(new URL(interactionPage).searchParams.get('interaction'));
+    await page.goto(linkURL.href);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    const claims = await redeem(request, before, page, log);
+    expectInteractionVisited(visited);
+    expect(claims).toMatchObject({ sub, email, iss: issuer, aud: clientId, nonce: request.nonce });
+    expect(claims.amr).toEqual(['otp']);
   });
 });

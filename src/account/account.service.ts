@@ -30,6 +30,7 @@ import {
   EmailVerificationSentResponse,
   EmailVerifiedResponse,
   ForgotPasswordDto,
+  MagicLinkBeginDto,
   LinkSentResponse,
   ResetPasswordDto,
 } from './dto/account.dto';
@@ -115,10 +116,10 @@ export class AccountService {
   }
 
   /** Mails a sign-in link where the sector allows magic-link sign-in; the answer is the same whether or not the account exists. */
-  async beginMagicLink(dto: ForgotPasswordDto, clientIp: string): Promise<LinkSentResponse> {
+  async beginMagicLink(dto: MagicLinkBeginDto, clientIp: string): Promise<LinkSentResponse> {
     const scope = await this.engine.scopeForSignIn(dto.sectorID);
     await assertMagicLinkEnabled(await scope.settings());
-    await this.mailLinkToLogin(scope, loginOf(dto), clientIp, 'magic-link');
+    await this.mailLinkToLogin(scope, loginOf(dto), clientIp, 'magic-link', dto.interactionID ? { interaction: dto.interactionID } : {});
     return SENT;
   }
 
@@ -191,15 +192,15 @@ export class AccountService {
    * Counts the request (per account and address, known or not) and mails the link
    * when the login names a user whose email is verified or was set by an admin.
    */
-  private async mailLinkToLogin(scope: SectorScope, login: string, clientIp: string, kind: AccountLinkKind): Promise<void> {
+  private async mailLinkToLogin(scope: SectorScope, login: string, clientIp: string, kind: AccountLinkKind, linkParams: Record<string, string> = {}): Promise<void> {
     const user = await this.users.findByLogin(scope.db, scope.route.sectorId, login);
     await this.throttle.count({ tenantId: scope.route.tenant.id, sectorId: scope.route.sectorId, account: accountRef(user?.id, login), clientIp }, 'link');
     if (!user || user.email === '' || !(user.emailVerified || user.emailAdminSet)) return;
-    await this.mailLink(scope, user, kind);
+    await this.mailLink(scope, user, kind, linkParams);
   }
 
-  /** Stores a new link of its kind (the user's earlier one dies) and queues its mail, in one transaction. */
-  private async mailLink(scope: SectorScope, user: UserEntity, kind: AccountLinkKind): Promise<void> {
+  /** Stores a new link of its kind (the user's earlier one dies) and queues its mail, in one transaction; `linkParams` go into the link's query too. */
+  private async mailLink(scope: SectorScope, user: UserEntity, kind: AccountLinkKind, linkParams: Record<string, string> = {}): Promise<void> {
     const settings = await scope.settings();
     const minutes = kind === 'email-verification' ? EMAIL_LINK_HOURS * 60 : Number(settings.passwordResetTimeoutMinutes);
     const token = newRoutedId(scope.route.tenant.id);
@@ -207,7 +208,7 @@ export class AccountService {
     await this.messages.inTransaction(scope, async (tx: TenantDb) => {
       await this.links.replace(tx, kind, user.id, user.email, hashSecretToken(token), expiresAt);
       await this.messages.enqueue(tx, scope, ACCOUNT_LINKS[kind].mail, { email: user.email }, {
-        link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS[kind].path, { token, type: kind }),
+        link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS[kind].path, { ...linkParams, token, type: kind }),
         email: user.email,
         username: user.username,
         expiresInMinutes: minutes,

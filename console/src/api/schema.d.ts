@@ -1702,6 +1702,8 @@ export interface components {
             email?: string;
             /** @description The account by username (or give email). */
             username?: string;
+            /** @description The OpenID Provider sign-in request (interaction) the link continues: the mailed link carries it as `interaction`, and the link page then finishes that request in the browser that started it. */
+            interactionID?: string;
         };
         LinkTokenDto: {
             /** @description The token from the link. */

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Navigate, useLocation, useParams, useSearchParams } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Navigate, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ApiError, type SessionTokens } from '../api/client';
 import { Button, ErrorMessage, Loading } from '../ui';
 import { ConsentStep } from './ConsentStep';
-import { httpURL, interactionApi, needsConsent, nextAddress, requestEnded, scopeWords, type InteractionDetails } from './interaction';
+import { httpURL, interactionApi, needsConsent, nextAddress, requestEnded, scopeWords, type HandOver, type InteractionDetails } from './interaction';
 import { PublicShell } from './PublicShell';
 import { SignInPage } from './SignInPage';
 
@@ -49,6 +49,12 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
   const [leaving, setLeaving] = useState(false);
   /** Signed in, waiting for the user's consent: the sign-in's tokens (memory only). */
   const [consenting, setConsenting] = useState<SessionTokens | null>(null);
+  /** A sign-in the mailed link's page finished for this request (handed over in the history entry, taken out at once). */
+  const [signedIn] = useState<SessionTokens | undefined>(() => (location.state as HandOver | null)?.signedIn);
+  const navigate = useNavigate();
+  useEffect(() => {
+    if ((location.state as HandOver | null)?.signedIn) navigate({ pathname: location.pathname, search: location.search }, { replace: true, state: null });
+  }, [location, navigate]);
 
   const data = details.data;
   const notFound = interactionID === '' || ended || (details.error instanceof ApiError && details.error.status === 404);
@@ -152,7 +158,7 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
   return (
     <SignInPage
       area="account"
-      signInFor={{ clientName, loginHint: data.loginHint, returnURL, complete, cancel, intro: <RequestIntro details={data} /> }}
+      signInFor={{ clientName, loginHint: data.loginHint, returnURL, interactionID, signedIn, complete, cancel, intro: <RequestIntro details={data} /> }}
     />
   );
 }

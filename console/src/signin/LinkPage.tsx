@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { accountApi } from '../account/accountApi';
-import { ApiError } from '../api/client';
+import { ApiError, type SessionTokens } from '../api/client';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
 import { signInApi, useSignInContext, type AuthResult } from './flow';
+import { interactionHandOver } from './interaction';
 import { PublicShell } from './PublicShell';
 import { sectorLink, useFinishSignIn } from './SignInPage';
 
@@ -32,7 +33,16 @@ export function LinkPage() {
   const token = params.get('token') ?? '';
   const rawType = params.get('type') ?? '';
   const type: LinkType = LINK_TYPES.includes(rawType) ? (rawType as LinkType) : 'invitation';
-  const finish = useFinishSignIn('account', '/account');
+  const finishHere = useFinishSignIn('account', '/account');
+  const navigate = useNavigate();
+  // A sign-in link asked for on an app's sign-in request continues that request: the sign-in goes back to its page.
+  const interaction = type === 'magic-link' ? params.get('interaction') : null;
+  const finish = interaction
+    ? async (tokens: SessionTokens) => {
+        const { to, state } = interactionHandOver(interaction, sectorID ?? '', tokens);
+        await navigate(to, { replace: true, state });
+      }
+    : finishHere;
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState('');

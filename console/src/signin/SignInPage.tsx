@@ -53,6 +53,10 @@ export interface SignInFor {
   loginHint?: string;
   /** Where a social sign-in started here comes back to (this page, with its request and sector). */
   returnURL: string;
+  /** The request: a mailed sign-in link started here carries it, and its page hands the sign-in back here. */
+  interactionID: string;
+  /** A sign-in finished elsewhere for this request (the mailed link's page): completed at once. */
+  signedIn?: SessionTokens;
   /** Completes the request with the sign-in's tokens and leaves the page; what it throws is shown above the form. */
   complete(tokens: SessionTokens): Promise<void>;
   /** Shown above the form: the account to use, what the app asks for. */
@@ -71,7 +75,7 @@ export interface SignInFor {
  */
 export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignInFor }) {
   const { sectorID, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled: sectorMagicLinks, next } = useSignInContext();
-  const magicLinkLoginEnabled = sectorMagicLinks && !signInFor;
+  const magicLinkLoginEnabled = sectorMagicLinks;
   const [params, setParams] = useSearchParams();
   const finishHere = useFinishSignIn(area, next);
   const [mode, setMode] = useState<Mode>('password');
@@ -153,6 +157,19 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
     if (socialReturn) returnFromSocial(socialReturn);
   }, [socialReturn]);
 
+  // A sign-in the mailed link's page finished for this request: completed once, its errors shown above the form.
+  const handedOver = signInFor?.signedIn;
+  const completeHandedOver = useEffectEvent((tokens: SessionTokens) => {
+    if (handled.has(tokens.token)) return;
+    handled.add(tokens.token);
+    void run('link', () => finish(tokens));
+  });
+  useEffect(() => {
+    // Synchronizes with the service (completing the request); the busy flag it sets is the request's state.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    if (handedOver) completeHandedOver(handedOver);
+  }, [handedOver]);
+
   // Passkeys in the username field's autofill, where the browser supports it (conditional mediation).
   useEffect(() => {
     if (pending) return undefined;
@@ -186,8 +203,13 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
       });
     } else {
       void run('magic', async () => {
-        await signInApi.magicBegin(sectorID, username.includes('@') ? { email: username.trim() } : { username: username.trim() });
-        setNotice('If the account exists, a sign-in link is on its way. Open it on this device.');
+        const login = username.includes('@') ? { email: username.trim() } : { username: username.trim() };
+        await signInApi.magicBegin(sectorID, signInFor ? { ...login, interactionID: signInFor.interactionID } : login);
+        setNotice(
+          signInFor
+            ? `If the account exists, a sign-in link is on its way. Open it in this browser to continue to ${signInFor.clientName}.`
+            : 'If the account exists, a sign-in link is on its way. Open it on this device.',
+        );
       });
     }
   };

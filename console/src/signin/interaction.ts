@@ -9,7 +9,7 @@
  * asks, then completes again with `consent: true`, or declines the request (`deny`),
  * which sends the browser back to the app with `error=access_denied`.
  */
-import { api, ApiError, seg } from '../api/client';
+import { api, ApiError, seg, type SessionTokens } from '../api/client';
 import type { Schemas } from '../api/types';
 
 /** GET /api/v1/oidc/interactions/{id}: a pending sign-in request, the app that asks (404 NOT_FOUND once unknown, expired or completed). */
@@ -84,4 +84,19 @@ export function scopeWords(scopes: readonly string[]): string[] {
 /** Granted scopes in words, in order; an unknown scope keeps its own name (what was granted is never hidden). */
 export function scopeWordsOrNames(scopes: readonly string[]): string[] {
   return [...new Set(scopes)].map((scope) => SCOPE_WORDS[scope] ?? scope);
+}
+
+/** What a mailed sign-in link's page hands the request's page in the history entry (see interactionHandOver). */
+export interface HandOver {
+  signedIn?: SessionTokens;
+}
+
+/**
+ * Where the page of a mailed sign-in link that continues request `interactionID`
+ * sends its finished sign-in, and how: an in-app navigation whose history entry
+ * carries the tokens (memory of this tab only; the request's page takes them out at once).
+ */
+export function interactionHandOver(interactionID: string, sectorID: string, tokens: SessionTokens): { to: string; state: HandOver } {
+  const query = new URLSearchParams({ interaction: interactionID, ...(sectorID ? { sector: sectorID } : {}) });
+  return { to: `${path(interactionID)}?${query.toString()}`, state: { signedIn: tokens } };
 }

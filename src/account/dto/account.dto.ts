@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class ForgotPasswordDto {
   @ApiPropertyOptional({ description: "The sector; omitted means the platform tenant's default sector." })
@@ -8,7 +8,15 @@ export class ForgotPasswordDto {
   @ApiPropertyOptional({ description: 'The account by username (or give email).' }) @IsOptional() @IsString() @MaxLength(320) username?: string;
 }
 
-export class MagicLinkBeginDto extends ForgotPasswordDto {}
+export class MagicLinkBeginDto extends ForgotPasswordDto {
+  @ApiPropertyOptional({
+    description:
+      'The OpenID Provider sign-in request (interaction) the link continues: the mailed link carries it as `interaction`, and the link page then finishes that request in the browser that started it.',
+  })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{22}$/, { message: 'interactionID must be the id of a sign-in request' })
+  interactionID?: string;
+}
 
 export class LinkSentResponse {
   @ApiProperty({ enum: ['SENT'], description: 'Always SENT, whether or not the account exists (a link is mailed only when it does).' })
