@@ -198,6 +198,19 @@ describe('OpenID Provider: authorization code flow', () => {
     expect(await oc.tokenIntrospection(config, second.access_token)).toEqual({ active: false });
   });
 
+  it('puts the same sid in the ID token of a refresh, never at userinfo', async () => {
+    const agent = browser();
+    const started = await authorize(agent, { scope: 'openid offline_access', prompt: 'consent' });
+    const done = await agent.post(`/api/v1/oidc/interactions/${started.interaction}/complete`).set('Authorization', `Bearer ${await signIn()}`);
+    const callback = await followToApp(agent, done.body.redirectTo);
+    const tokens = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.codeVerifier, expectedState: started.state, expectedNonce: started.nonce });
+    const sid = tokens.claims().sid;
+    expect(sid).toEqual(expect.any(String));
+    const refreshed = await oc.refreshTokenGrant(config, tokens.refresh_token);
+    expect(refreshed.claims()?.sid).toBe(sid);
+    expect((await oc.fetchUserInfo(config, refreshed.access_token, userSub)).sid).toBeUndefined();
+  });
+
   it('refuses a redirect URI that is not registered with an error page, never a redirect', async () => {
     const url: URL = oc.buildAuthorizationUrl(config, { redirect_uri: 'https://evil.example.com/cb', scope: 'openid', state: 'x' });
     const res = await browser().get(local(url.href));

@@ -5,11 +5,12 @@ import { errorPage, escapeHtml, page } from './oidc-pages';
 
 /**
  * The standard claims each scope releases (OpenID Connect Core §5.4), in ID tokens
- * and at userinfo. `auth_time` and `amr` ride on `openid`, so every ID token carries
- * them without the app asking through the `claims` parameter.
+ * and at userinfo. `auth_time`, `amr` and `sid` ride on `openid`, so every ID token
+ * carries them without the app asking through the `claims` parameter (the account
+ * answers `sid`, the provider session's id for the app, in ID tokens only).
  */
 const SCOPE_CLAIMS: Record<string, string[]> = {
-  openid: ['sub', 'auth_time', 'amr'],
+  openid: ['sub', 'auth_time', 'amr', 'sid'],
   profile: ['name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
@@ -32,7 +33,15 @@ const OIDC_TTL = {
 /** An account as the provider library asks for it: its id and its claims. */
 export interface OidcAccount {
   accountId: string;
-  claims(): Promise<Record<string, unknown>>;
+  /** `use`: `id_token` or `userinfo`. */
+  claims(use: string): Promise<Record<string, unknown>>;
+}
+
+/** What the library tells `findAccount` of the artifact being redeemed: its session's id for the app, or where to find it. */
+export interface OidcTokenSource {
+  sid?: string;
+  sessionUid?: string;
+  clientId?: string;
 }
 
 /** What one issuer's configuration is made of. */
@@ -44,7 +53,8 @@ export interface OidcProviderInputs {
   cookieKeys: string[];
   /** Where the sign-in page takes over an interaction. */
   interactionUrl: (uid: string) => string;
-  findAccount: (sub: string) => Promise<OidcAccount | undefined>;
+  /** The account of `sub`; `source`: the code, refresh token or device code being redeemed, when there is one (for the ID token's `sid`). */
+  findAccount: (sub: string, source: OidcTokenSource | undefined) => Promise<OidcAccount | undefined>;
   /** Outbound calls to URLs clients registered (back-channel logout, request URIs, JWKS URIs). */
   fetch: OutboundFetch;
   /** The library's InvalidRequest error class. */
@@ -89,8 +99,7 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
     },
     fetch: inputs.fetch,
     scopes: ['openid', 'offline_access', ...Object.keys(SCOPE_CLAIMS).filter((s) => s !== 'openid')],
-    // The scopes' claims, and the session id (the library's `null` form: a claim of no scope).
-    claims: { ...SCOPE_CLAIMS, sid: null },
+    claims: SCOPE_CLAIMS,
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
@@ -116,7 +125,7 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
     issueRefreshToken: async (_ctx: ProviderContext, client: { grantTypeAllowed(type: string): boolean }, source: { scopes: Set<string> }) =>
       client.grantTypeAllowed('refresh_token') && source.scopes.has('offline_access'),
     interactions: { url: async (_ctx: ProviderContext, interaction: { uid: string }) => inputs.interactionUrl(interaction.uid) },
-    findAccount: async (_ctx: ProviderContext, sub: string) => inputs.findAccount(sub),
+    findAccount: async (_ctx: ProviderContext, sub: string, token?: OidcTokenSource) => inputs.findAccount(sub, token),
     clientBasedCORS: (ctx: ProviderContext, origin: string, client: ProviderClient) => {
       if (origin === 'null') return false;
       if (ctx.oidc.route !== 'userinfo' && client.clientAuthMethod !== 'none') return false;
@@ -128,7 +137,7 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
     },
     features: {
       devInteractions: { enabled: false },
-      // OpenID Connect's claims parameter; the HTTP mount also uses it to ask for `sid` in every ID token.
+      // OpenID Connect's claims parameter (OpenID Connect Core §5.5).
       claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
       registrationManagement: { enabled: true, rotateRegistrationAccessToken: true },

@@ -19,35 +19,6 @@ const PREFIX = '/oidc/';
 const ROUTE_LABEL = '/oidc/{tenant}/{sector}/*';
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62})$/;
 
-/**
- * An authorization request (GET `/auth`) that asks, through OpenID Connect's
- * `claims` parameter, for `sid` in the ID token besides whatever the app asked:
- * the library adds `sid` only for clients with a back-channel logout URI or when
- * the request asks for it, and the contract puts it in every ID token. A request
- * with a request object (`request`, `request_uri`) or an unreadable `claims` is
- * left as it is (the library then answers it).
- */
-export function withSessionIdClaim(rest: string): string {
-  const q = rest.indexOf('?');
-  if (q < 0 || rest.slice(0, q) !== '/auth') return rest;
-  const params = new URLSearchParams(rest.slice(q + 1));
-  if (params.has('request') || params.has('request_uri')) return rest;
-  let claims: Record<string, unknown> = {};
-  const raw = params.get('claims');
-  if (raw !== null) {
-    try {
-      claims = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      return rest;
-    }
-    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return rest;
-  }
-  const idToken = claims.id_token;
-  if (idToken !== undefined && (typeof idToken !== 'object' || idToken === null || Array.isArray(idToken))) return rest;
-  params.set('claims', JSON.stringify({ ...claims, id_token: { sid: null, ...(idToken as Record<string, unknown> | undefined) } }));
-  return `/auth?${params.toString()}`;
-}
-
 /** An OAuth error answer (RFC 6749 §5.2 body). */
 class OAuthRefusal extends Error {
   constructor(
@@ -113,9 +84,8 @@ export class OidcHttp {
         const { issuer, rest } = await this.locate(req.url ?? '');
         const call = await this.admit(req, issuer, rest);
         // The library sees the path under the issuer; `originalUrl` (the mount, then that path) tells it where it is mounted.
-        const under = req.method === 'GET' ? withSessionIdClaim(rest) : rest;
-        (req as IncomingMessage & { originalUrl?: string }).originalUrl = `${new URL(issuer.issuer).pathname}${under}`;
-        req.url = under;
+        (req as IncomingMessage & { originalUrl?: string }).originalUrl = `${new URL(issuer.issuer).pathname}${rest}`;
+        req.url = rest;
         req.headers['x-forwarded-host'] = this.publicUrl.host;
         req.headers['x-forwarded-proto'] = this.publicUrl.protocol.slice(0, -1);
         delete req.headers['x-forwarded-port'];

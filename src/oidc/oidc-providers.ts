@@ -13,7 +13,7 @@ import { UserRepository } from '../user/user.repository';
 import { calledUrlProblem } from './called-urls';
 import { interactionId } from './interaction-id';
 import { oidcAdapterFactory, OidcStorageScope } from './oidc-adapter';
-import { OidcAccount, oidcConfiguration } from './oidc-configuration';
+import { OidcAccount, oidcConfiguration, OidcTokenSource } from './oidc-configuration';
 import { OidcClientStore } from './oidc-client-store';
 import { OidcStorageRepository } from './oidc-storage.repository';
 
@@ -227,7 +227,7 @@ export class OidcProviders {
           const id = interactionId(route.sectorId, uid);
           return `${this.config.publicUrl}/api/v1/oidc/interactions/${id}?interaction=${id}&sector=${route.sectorId}`;
         },
-        findAccount: (sub) => this.account(scope, sub),
+        findAccount: (sub, source) => this.account(scope, sub, source),
         fetch: this.fetch,
         invalidRequest: errors.InvalidRequest,
       }) as ProviderConfiguration,
@@ -243,10 +243,30 @@ export class OidcProviders {
     return { issuer, route: { ...route, tenant }, provider, handle: (req, res) => void handle(req, res) };
   }
 
-  private async account(scope: OidcStorageScope, sub: string): Promise<OidcAccount | undefined> {
+  /**
+   * The account behind `sub` in this issuer's sector. For an ID token issued from a
+   * code, refresh token or device code, its claims carry the provider session's id
+   * for the app (`sid`): the artifact's own when the library put one in, else the one
+   * its session keeps for the app (the library records it only when asked).
+   */
+  private async account(scope: OidcStorageScope, sub: string, source: OidcTokenSource | undefined): Promise<OidcAccount | undefined> {
     if (!isUuid(sub)) return undefined;
-    const user = await this.users.findById(await scope.db(), sub);
+    const db = await scope.db();
+    const user = await this.users.findById(db, sub);
     if (!user || user.sectorId !== scope.sectorId) return undefined;
-    return { accountId: user.id, claims: async () => userClaims(user) };
+    const sid = async (): Promise<string | undefined> => {
+      if (typeof source?.sid === 'string') return source.sid;
+      if (typeof source?.sessionUid !== 'string' || typeof source.clientId !== 'string') return undefined;
+      const session = await this.storage.findBy(db, scope.sectorId, 'Session', 'uid', source.sessionUid);
+      const authorization = (session?.authorizations as Record<string, { sid?: unknown } | undefined> | undefined)?.[source.clientId];
+      return typeof authorization?.sid === 'string' ? authorization.sid : undefined;
+    };
+    return {
+      accountId: user.id,
+      claims: async (use) => {
+        const id = use === 'id_token' ? await sid() : undefined;
+        return { ...userClaims(user), ...(id ? { sid: id } : {}) };
+      },
+    };
   }
 }
