@@ -213,7 +213,11 @@ describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', ()
     await smtp.stop();
     const subject = uniqueSubject('Across restart');
     const id = await enqueueMail(t, a.tenantID, { to: 'ann@example.test', subject, text: 'still here', tag: 'test' });
-    await eventually(async () => (await outboxRow(t, a.tenantID, id)).attempts >= 1);
+    // A failed attempt on record (a row only claimed when the process stops is given back untried).
+    await eventually(async () => {
+      const row = await outboxRow(t, a.tenantID, id);
+      return row.attempts >= 1 && !!row.last_error && row.locked_until === null;
+    });
     await t.close({ keepDatabase: true });
 
     await smtp.start();
