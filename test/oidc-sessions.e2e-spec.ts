@@ -298,6 +298,21 @@ describe('OpenID Provider: consent, app grants, logout and the end of sessions',
     });
   });
 
+  describe('a disabled user', () => {
+    it('loses the provider sessions and tokens at once, with logout tokens, and does not get them back when enabled', async () => {
+      const user = await newUser('ken');
+      const { tokens } = await signInTo(firstParty, await t.login(user.username, PASSWORD, sector), { scope: 'openid offline_access', prompt: 'consent' });
+      const before = logoutTokens.length;
+      expect((await t.http().put(`/api/v1/users/${user.sub}`).set(bearer(a.adminToken)).send({ disabled: true })).status).toBe(200);
+      await expect(oc.refreshTokenGrant(firstParty.config, tokens.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await introspect(firstParty, tokens.access_token)).toEqual({ active: false });
+      const [logout] = await logoutTokensAfter(before, 1);
+      expect(logout).toMatchObject({ sub: user.sub, sid: tokens.claims().sid });
+      expect((await t.http().put(`/api/v1/users/${user.sub}`).set(bearer(a.adminToken)).send({ disabled: false })).status).toBe(200);
+      await expect(oc.refreshTokenGrant(firstParty.config, tokens.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+  });
+
   describe('sign-ins with more than a password', () => {
     let otplib: any;
 

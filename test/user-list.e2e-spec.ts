@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from './support/test-app';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
-const ITEM_FIELDS = ['sub', 'email', 'name', 'emailVerified', 'phoneVerified', 'createdAt', 'updatedAt', 'isAdmin', 'inviteStatus'].sort();
+const ITEM_FIELDS = ['sub', 'email', 'name', 'emailVerified', 'phoneVerified', 'createdAt', 'updatedAt', 'isAdmin', 'disabled', 'inviteStatus'].sort();
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 async function pool<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -133,6 +133,7 @@ function item(u: Known) {
     createdAt: u.createdAt,
     updatedAt: u.updatedAt,
     isAdmin: u.isAdmin,
+    disabled: false,
     inviteStatus: u.inviteStatus,
   };
 }

@@ -37,6 +37,7 @@ function zeroProfile(sub: string, email: string) {
     phoneNumber: '',
     phoneNumberVerified: false,
     address: EMPTY_ADDRESS,
+    disabled: false,
     updatedAt: expect.stringMatching(INT64),
     createdAt: expect.stringMatching(INT64),
   };

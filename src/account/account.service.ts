@@ -87,6 +87,7 @@ export class AccountService {
     const { db, tokenHash, link } = await this.pendingLink(dto.token, 'password-reset');
     const user = await this.users.findById(db, link.userId);
     if (!user) throw linkInvalid();
+    if (user.disabledAt) throw userDisabled();
     const violation = passwordViolation('newPassword', dto.newPassword, user.email);
     if (violation) throw DomainError.invalidArgument(`Invalid request: newPassword: ${violation.description}`, [violation]);
     const passwordHash = await this.hasher.hash(dto.newPassword);
@@ -195,7 +196,8 @@ export class AccountService {
   private async mailLinkToLogin(scope: SectorScope, login: string, clientIp: string, kind: AccountLinkKind, linkParams: Record<string, string> = {}): Promise<void> {
     const user = await this.users.findByLogin(scope.db, scope.route.sectorId, login);
     await this.throttle.count({ tenantId: scope.route.tenant.id, sectorId: scope.route.sectorId, account: accountRef(user?.id, login), clientIp }, 'link');
-    if (!user || user.email === '' || !(user.emailVerified || user.emailAdminSet)) return;
+    // A disabled user gets no recovery or sign-in link (the answer is the same).
+    if (!user || user.disabledAt || user.email === '' || !(user.emailVerified || user.emailAdminSet)) return;
     await this.mailLink(scope, user, kind, linkParams);
   }
 
@@ -238,6 +240,10 @@ function loginOf(dto: ForgotPasswordDto): string {
   const login = (dto.email ?? dto.username ?? '').trim();
   if (login === '') throw DomainError.invalidField('email', 'email or username is required');
   return login;
+}
+
+function userDisabled(): DomainError {
+  return DomainError.permissionDenied('This account is disabled; ask an admin.', Reason.USER_DISABLED);
 }
 
 function linkInvalid(): DomainError {

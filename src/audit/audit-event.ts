@@ -13,6 +13,8 @@ export const AUDIT_EVENT_TYPES = [
   'user.created',
   'user.updated',
   'user.deleted',
+  'user.disabled',
+  'user.enabled',
   'user.invited',
   'settings.updated',
   'oauth_providers.updated',

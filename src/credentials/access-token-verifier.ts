@@ -73,7 +73,7 @@ function checkTenant(claims: AccessTokenClaims, tenantId: string | undefined): v
 
 /** The token's user as stored now must still hold it. */
 function accept(claims: AccessTokenClaims, tenant: TenantEntity, user: UserAuthState | null): VerifiedToken {
-  if (!user || user.sectorId !== claims.sectorID) throw invalid();
+  if (!user || user.sectorId !== claims.sectorID || user.disabled) throw invalid();
   if (claims.sid !== undefined) {
     // A token of a session lives and dies with it (logout, revocation, password change or reset, replayed refresh token).
     if (!sessionActive(user)) throw DomainError.unauthenticated(Reason.SESSION_REVOKED, 'The session of this token was ended or has expired.');

@@ -253,7 +253,8 @@ export class OidcProviders {
     if (!isUuid(sub)) return undefined;
     const db = await scope.db();
     const user = await this.users.findById(db, sub);
-    if (!user || user.sectorId !== scope.sectorId) return undefined;
+    // A disabled user is no account: their codes and refresh tokens are refused.
+    if (!user || user.sectorId !== scope.sectorId || user.disabledAt) return undefined;
     const sid = async (): Promise<string | undefined> => {
       if (typeof source?.sid === 'string') return source.sid;
       if (typeof source?.sessionUid !== 'string' || typeof source.clientId !== 'string') return undefined;

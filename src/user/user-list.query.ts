@@ -19,6 +19,8 @@ export interface UserFilter {
   searchTerm?: string;
   filterEmail?: string;
   filterVerified?: boolean;
+  /** Disabled users only (true) or enabled users only (false). */
+  filterDisabled?: boolean;
 }
 
 export interface UserListSpec {
@@ -49,9 +51,9 @@ const SORT_EXPRESSIONS: Record<UserSort, string> = {
   updated_at: 'u.updated_at',
 };
 
-/** Whether the count is one row of `user_list_counts` (no search, no email filter). */
+/** Whether the count is one row of `user_list_counts` (no search, no email or state filter). */
 export function countFromCounters(filter: UserFilter): boolean {
-  return !filter.searchTerm && !filter.filterEmail;
+  return !filter.searchTerm && !filter.filterEmail && filter.filterDisabled === undefined;
 }
 
 function searchPattern(term: string): string {
@@ -65,7 +67,7 @@ const SECTOR_DOCS = `user_search_docs d WHERE d.sector_key = (SELECT c.list_key 
 function where(spec: UserListSpec): Sql {
   const params: unknown[] = [spec.sectorId];
   const parts = ['u.sector_id = $1'];
-  const { searchTerm, filterEmail, filterVerified } = spec.filter;
+  const { searchTerm, filterEmail, filterVerified, filterDisabled } = spec.filter;
   if (searchTerm) {
     params.push(searchPattern(searchTerm));
     parts.push(`u.id IN (SELECT d.user_id FROM ${SECTOR_DOCS} AND d.doc LIKE $${params.length} ESCAPE '\\')`);
@@ -78,6 +80,7 @@ function where(spec: UserListSpec): Sql {
     params.push(filterVerified);
     parts.push(`u.email_verified = $${params.length}`);
   }
+  if (filterDisabled !== undefined) parts.push(filterDisabled ? 'u.disabled_at IS NOT NULL' : 'u.disabled_at IS NULL');
   return { sql: parts.join(' AND '), params };
 }
 
@@ -91,7 +94,7 @@ function counterExpression(filter: UserFilter): string {
 export function userCountSql(spec: UserListSpec): Sql {
   const { searchTerm, filterEmail, filterVerified } = spec.filter;
   if (countFromCounters(spec.filter)) return { sql: `SELECT ${counterExpression(spec.filter)} AS n`, params: [spec.sectorId] };
-  if (searchTerm && !filterEmail && filterVerified === undefined) {
+  if (searchTerm && !filterEmail && filterVerified === undefined && spec.filter.filterDisabled === undefined) {
     // A search alone is counted on the narrow documents without touching users.
     return {
       sql: `SELECT count(*)::int AS n FROM ${SECTOR_DOCS} AND d.doc LIKE $2 ESCAPE '\\'`,
@@ -112,12 +115,13 @@ export interface UserListRow {
   createdAt: Date;
   updatedAt: Date;
   isAdmin: boolean;
+  disabled: boolean;
   inviteExpiresAt: Date | null;
   inviteAcceptedAt: Date | null;
 }
 
 const ROW_COLUMNS = `u.id, u.email, u.name, u.email_verified AS "emailVerified", u.phone_number_verified AS "phoneNumberVerified",
-  u.created_at AS "createdAt", u.updated_at AS "updatedAt", u.is_admin AS "isAdmin",
+  u.created_at AS "createdAt", u.updated_at AS "updatedAt", u.is_admin AS "isAdmin", u.disabled_at IS NOT NULL AS disabled,
   u.invite_expires_at AS "inviteExpiresAt", u.invite_accepted_at AS "inviteAcceptedAt"`;
 
 export interface PageOptions {

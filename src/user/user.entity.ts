@@ -51,6 +51,8 @@ export class UserEntity {
   @Column('text', { name: 'kept_token_jti', nullable: true }) keptTokenJti: string | null;
   /** When the password last changed: sign-ins completed before it no longer prove self-access. */
   @Column('timestamptz', { name: 'credentials_changed_at', nullable: true }) credentialsChangedAt: Date | null;
+  /** When an admin disabled the user (null: enabled): no sign-in, no live session. */
+  @Column('timestamptz', { name: 'disabled_at', nullable: true }) disabledAt: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -42,6 +42,7 @@ export function toUserProfile(u: UserEntity, pendingEmail = ''): UserProfileResp
     phoneNumber: u.phoneNumber,
     phoneNumberVerified: u.phoneNumberVerified,
     address: address(u.address),
+    disabled: u.disabledAt !== null,
     updatedAt: unixSeconds(u.updatedAt),
     createdAt: unixSeconds(u.createdAt),
   };
@@ -57,6 +58,7 @@ export function toUserListItem(u: UserListRow): UserListItem {
     createdAt: unixSeconds(u.createdAt),
     updatedAt: unixSeconds(u.updatedAt),
     isAdmin: u.isAdmin,
+    disabled: u.disabled,
     inviteStatus: inviteStatusOf(u),
   };
 }

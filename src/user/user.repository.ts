@@ -16,6 +16,8 @@ export interface UserAuthState {
   credentialVersion: number;
   keptTokenJti: string | null;
   credentialsChangedAt: Date | null;
+  /** Disabled by an admin: none of the user's tokens is accepted. */
+  disabled: boolean;
   /** For a token of a session (`sid`): whether that session exists for this user and was not revoked; null without a session. */
   sessionLive: boolean | null;
   /** That session's end of life; null without a session. See `sessionActive()`. */
@@ -47,7 +49,7 @@ export class UserRepository {
   async findAuthState(db: TenantDb, id: string, sessionId?: string): Promise<UserAuthState | null> {
     const rows = await db.read<UserAuthState>(
       `SELECT u.id, u.sector_id AS "sectorId", u.username, u.is_admin AS "isAdmin", u.credential_version AS "credentialVersion",
-              u.kept_token_jti AS "keptTokenJti", u.credentials_changed_at AS "credentialsChangedAt",
+              u.kept_token_jti AS "keptTokenJti", u.credentials_changed_at AS "credentialsChangedAt", u.disabled_at IS NOT NULL AS disabled,
               CASE WHEN $2::uuid IS NULL THEN NULL ELSE (s.id IS NOT NULL AND s.revoked_at IS NULL) END AS "sessionLive",
               s.expires_at AS "sessionExpiresAt"
          FROM users u LEFT JOIN sessions s ON s.id = $2::uuid AND s.user_id = u.id
@@ -164,9 +166,29 @@ export class UserRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Locks the admin rows of a sector for the rest of the transaction and returns their ids. */
+  /**
+   * Disables or enables a user in one statement. Disabling revokes every session
+   * (with its access and refresh tokens) and the user's password-reset and
+   * magic-link links, and raises the credential version (session-less tokens stop
+   * too). Either way the version goes up, so every instance's cached state of the
+   * user is dropped at commit. False when the user was already in that state.
+   */
+  async setDisabled(db: TenantDb, id: string, disabled: boolean): Promise<boolean> {
+    const rows = await db.rows(
+      disabled
+        ? `WITH revoked AS (UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id),
+                links AS (DELETE FROM account_links WHERE user_id = $1 AND kind IN ('password-reset', 'magic-link') RETURNING 1)
+           UPDATE users SET disabled_at = now(), credential_version = credential_version + 1, kept_token_jti = NULL, updated_at = now()
+            WHERE id = $1 AND disabled_at IS NULL RETURNING id`
+        : `UPDATE users SET disabled_at = NULL, credential_version = credential_version + 1, updated_at = now() WHERE id = $1 AND disabled_at IS NOT NULL RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Locks the enabled admin rows of a sector for the rest of the transaction and returns their ids. */
   async lockAdmins(db: TenantDb, sectorId: string): Promise<string[]> {
-    const rows: Array<{ id: string }> = await db.manager.query('SELECT id FROM users WHERE sector_id = $1 AND is_admin FOR UPDATE', [sectorId]);
+    const rows: Array<{ id: string }> = await db.manager.query('SELECT id FROM users WHERE sector_id = $1 AND is_admin AND disabled_at IS NULL FOR UPDATE', [sectorId]);
     return rows.map((r) => r.id);
   }
 
@@ -285,7 +307,7 @@ export class UserRepository {
     const [first] = await db.rows<{ id: string }>(
       `WITH accepted AS (
               UPDATE users SET password_hash = $2, email_verified = true, invite_accepted_at = now(), invite_token_hash = NULL, updated_at = now()
-               WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now()
+               WHERE invite_token_hash = $1 AND invite_accepted_at IS NULL AND invite_expires_at > now() AND disabled_at IS NULL
                RETURNING id),
             links AS (DELETE FROM account_links WHERE user_id IN (SELECT id FROM accepted) AND kind IN ('password-reset', 'magic-link') RETURNING 1)
        SELECT id FROM accepted`,

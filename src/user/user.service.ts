@@ -31,7 +31,7 @@ import { newUser } from './new-user';
 import { PasswordHasher } from './password-hasher';
 import { passwordViolation } from './password-policy';
 import { profilePatch, toUserListItem, toUserProfile } from './user.mapper';
-import { SignOutHooks } from './sign-out-hooks';
+import { AfterSignOut, SignOutHooks } from './sign-out-hooks';
 import { UserRepository } from './user.repository';
 import { UserEntity } from './user.entity';
 import { AuditService } from '../audit/audit.service';
@@ -121,10 +121,11 @@ export class UserService {
   async list(scope: SectorScope, query: ListUsersQuery): Promise<ListUsersResponse> {
     const p = paging(query.pageSize, query.page);
     const filterVerified = query.filterVerified === undefined ? undefined : query.filterVerified === 'true';
+    const filterDisabled = query.filterDisabled === undefined ? undefined : query.filterDisabled === 'true';
     const { items, total } = await this.users.list(
       scope.db,
       scope.route.sectorId,
-      { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified },
+      { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified, filterDisabled },
       query.sortBy ?? 'created_at',
       query.sortDesc ?? false,
       p,
@@ -187,6 +188,12 @@ export class UserService {
     if (adminChange && !admin) {
       throw DomainError.permissionDenied('Only admins may grant or revoke admin rights.', Reason.ADMIN_REQUIRED_TO_GRANT_ADMIN);
     }
+    // Disabling or enabling: admins over the sector, or an API token (which reaches non-admin users only); never oneself.
+    const stateChange = dto.disabled !== undefined && dto.disabled !== (user.disabledAt !== null);
+    if (stateChange && (self || !(admin || caller.kind === 'apiToken'))) {
+      throw DomainError.permissionDenied('Only admins, or an API token for a user who is not an admin, may disable or enable a user, and never their own account.', Reason.FIELD_NOT_WRITABLE);
+    }
+    let afterSignOut: AfterSignOut | undefined;
     await this.messages.inTransaction(scope, async (tx) => {
       if (caller.kind === 'apiToken' && (emailChanges || phoneChanges) && (await this.users.lockAndHasSignInMethod(tx, user.id))) {
         throw DomainError.permissionDenied(
@@ -200,6 +207,7 @@ export class UserService {
         patch.isAdmin = dto.isAdmin;
       }
       if (Object.keys(patch).length > 0) await this.users.update(tx, user.id, patch);
+      if (stateChange) afterSignOut = await this.setDisabled(tx, user, dto.disabled === true);
       if (pendingEmail !== undefined) await this.mailEmailChange(tx, scope, user, pendingEmail);
       if (self && (emailChanges || phoneChanges) && user.email !== '') {
         const change = [emailChanges && 'email address', phoneChanges && 'phone number'].filter(Boolean).join(' and ');
@@ -208,12 +216,28 @@ export class UserService {
       // The names of the stored fields the update sets, never their values (the internal email trust flag aside).
       const fields = Object.keys(patch).filter((f) => f !== 'emailAdminSet').sort();
       const details = pendingEmail !== undefined ? { fields, emailChangePending: true } : { fields };
-      await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details });
+      if (fields.length > 0 || pendingEmail !== undefined || !stateChange) {
+        await this.audit.record(tx, { type: 'user.updated', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details });
+      }
     });
     this.cache.forget(scope.route.tenant, `u:${user.id}`);
+    await afterSignOut?.();
     const response: UpdateUserResponse = { sub: user.id, username: user.username, sectorID: user.sectorId };
     if (pendingEmail !== undefined) response.pendingEmail = pendingEmail;
     return response;
+  }
+
+  /**
+   * Disables (every session and token of the user ends, with the OpenID Provider
+   * sessions they started; never the last enabled admin of the default sector) or
+   * enables the user, in the caller's transaction; `user.disabled` or
+   * `user.enabled`. Answers what to do after the commit.
+   */
+  private async setDisabled(tx: TenantDb, user: UserEntity, disabled: boolean): Promise<AfterSignOut | undefined> {
+    if (disabled && user.isAdmin) await this.assertNotLastAdmin(tx, user);
+    if (!(await this.users.setDisabled(tx, user.id, disabled))) return undefined;
+    await this.audit.record(tx, { type: disabled ? 'user.disabled' : 'user.enabled', sectorId: user.sectorId, target: { kind: 'user', id: user.id } });
+    return disabled ? this.signOut.signedOut(tx, { kind: 'user', userId: user.id, exceptSessionId: null, userDeleted: false }) : undefined;
   }
 
   /** Stores the user's email-change link (replacing an earlier one) and mails it to the new address, in the caller's transaction. */

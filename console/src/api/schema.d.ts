@@ -1106,7 +1106,7 @@ export interface components {
              */
             occurredAt: string;
             /** @enum {string} */
-            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
             /** @enum {string} */
             outcome: "success" | "failure";
             /** @description The refusal reason of a failure (an error reason), else empty. */
@@ -1231,6 +1231,8 @@ export interface components {
             phoneNumber: string;
             phoneNumberVerified: boolean;
             address: components["schemas"]["AddressResponse"];
+            /** @description Disabled by an admin: cannot sign in. */
+            disabled: boolean;
             /** Format: int64 */
             updatedAt: string;
             /** Format: int64 */
@@ -1247,6 +1249,8 @@ export interface components {
             /** Format: int64 */
             updatedAt: string;
             isAdmin: boolean;
+            /** @description Disabled by an admin: cannot sign in. */
+            disabled: boolean;
             /** @enum {string} */
             inviteStatus: "pending" | "active" | "expired" | "";
         };
@@ -1266,6 +1270,8 @@ export interface components {
             /** @description Desired admin state; applied only with setAdminExplicitly. */
             isAdmin?: boolean;
             setAdminExplicitly?: boolean;
+            /** @description Disable (true) or enable (false) the user: admins of the user’s sector or the default sector, or an API token for a user who is not an admin; never the user themselves, never the last enabled admin of the default sector. A disabled user cannot sign in and loses every session and token at once. */
+            disabled?: boolean;
             /** @description Users changing their own email or phone number: the current password, when their sign-in is older than five minutes (never stored or logged). */
             currentPassword?: string;
         };
@@ -2334,7 +2340,7 @@ export interface operations {
                 actor?: string;
                 /** @description The id of the target (a user id, a token id, a sector id, …). */
                 target?: string;
-                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Default 50, at most 200. */
@@ -2463,6 +2469,8 @@ export interface operations {
                 /** @description Exact email, case-insensitive. */
                 filterEmail?: string;
                 filterVerified?: "true" | "false";
+                /** @description Disabled users only (true), or enabled users only (false). */
+                filterDisabled?: "true" | "false";
                 sortBy?: "name" | "email" | "created_at" | "updated_at";
                 sortDesc?: boolean;
                 /** @description For a client that only pages forward: a searched or email-filtered list is then not counted, and `totalCount` is a lower bound — the users up to the end of this page, plus one when another page follows (so `totalPages` is `currentPage + 1` while more follow). Unsearched lists stay exactly counted. Default false: `totalCount` is exact. */

@@ -237,6 +237,8 @@ export class SignInEngine {
     clientIp: string,
     consume?: ConsumePending & { key: string },
   ): Promise<AuthResultResponse> {
+    // Refused only once a factor was proven, so a stranger learns nothing of the account's state.
+    if (user.disabledAt) throw DomainError.permissionDenied('This account is disabled; ask an admin.', Reason.USER_DISABLED);
     const result = await this.advance(scope, user, existing, factor, clientIp, consume);
     // Every satisfied factor is a successful sign-in step — a verified proof, an accepted invitation, a reset
     // password, a signup. The step is recorded by then (one conditional UPDATE or an INSERT, and the session);

@@ -82,6 +82,7 @@ export const Reason = {
   WEBAUTHN_CREDENTIAL_FLAGGED: 'WEBAUTHN_CREDENTIAL_FLAGGED',
   /** An OpenID Provider sign-in request finished with a credential that is not of a user of the issuer's sector. */
   OIDC_WRONG_SECTOR: 'OIDC_WRONG_SECTOR',
+  USER_DISABLED: 'USER_DISABLED',
   /** An OpenID Provider sign-in request finished from a browser other than the one that started it. */
   OIDC_INTERACTION_OTHER_BROWSER: 'OIDC_INTERACTION_OTHER_BROWSER',
   // NOT_FOUND

@@ -71,6 +71,7 @@ export class UserProfileResponse {
   @ApiProperty() phoneNumber: string;
   @ApiProperty() phoneNumberVerified: boolean;
   @ApiProperty({ type: AddressResponse }) address: AddressResponse;
+  @ApiProperty({ description: 'Disabled by an admin: cannot sign in.' }) disabled: boolean;
   @ApiProperty({ type: 'string', format: 'int64' }) updatedAt: string;
   @ApiProperty({ type: 'string', format: 'int64' }) createdAt: string;
 }
@@ -91,6 +92,13 @@ export class UpdateUserDto {
   @IsOptional() @IsString() sectorID?: string;
   @ApiPropertyOptional({ description: 'Desired admin state; applied only with setAdminExplicitly.' }) @IsOptional() @IsBoolean() isAdmin?: boolean;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() setAdminExplicitly?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Disable (true) or enable (false) the user: admins of the user’s sector or the default sector, or an API token for a user who is not an admin; never the user themselves, never the last enabled admin of the default sector. A disabled user cannot sign in and loses every session and token at once.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
   @ApiPropertyOptional({
     description:
       'Users changing their own email or phone number: the current password, when their sign-in is older than five minutes (never stored or logged).',
@@ -129,6 +137,10 @@ export class ListUsersQuery {
   @IsOptional() @IsString() @MaxLength(200) searchTerm?: string;
   @ApiPropertyOptional({ description: 'Exact email, case-insensitive.' }) @IsOptional() @IsString() @MaxLength(320) filterEmail?: string;
   @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @IsIn(['true', 'false']) filterVerified?: string;
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Disabled users only (true), or enabled users only (false).' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  filterDisabled?: string;
   @ApiPropertyOptional({ enum: USER_SORTS }) @IsOptional() @IsIn(USER_SORTS) sortBy?: UserSort;
   @ApiPropertyOptional() @IsOptional() @QueryBoolean() @IsBoolean() sortDesc?: boolean;
   @ApiPropertyOptional({
@@ -152,6 +164,7 @@ export class UserListItem {
   @ApiProperty({ type: 'string', format: 'int64' }) createdAt: string;
   @ApiProperty({ type: 'string', format: 'int64' }) updatedAt: string;
   @ApiProperty() isAdmin: boolean;
+  @ApiProperty({ description: 'Disabled by an admin: cannot sign in.' }) disabled: boolean;
   @ApiProperty({ enum: ['pending', 'active', 'expired', ''] }) inviteStatus: string;
 }
 
