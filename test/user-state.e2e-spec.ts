@@ -96,4 +96,21 @@ describe('user state: disabling and enabling a user', () => {
     expect((await put(admin.sub, a.adminToken, { disabled: true })).status).toBe(200);
     expectError(await t.http().get(`/api/v1/sectors/${sector}/users`).set(bearer(adminToken)), 401, UNAUTHENTICATED, 'TOKEN_INVALID');
   });
+
+  it('is seen at once by a second instance that had the user’s token cached', async () => {
+    const user = await newUser('hana');
+    const { token } = (await signIn(user.username)).body;
+    const second = await startTestApp({ databaseName: t.databaseName, env: NO_THROTTLE });
+    try {
+      const introspect = () => second.http().post('/api/v1/introspect').set(bearer(a.adminToken)).send({ token });
+      expect((await introspect()).body).toMatchObject({ sub: user.sub });
+      expect((await put(user.sub, a.adminToken, { disabled: true })).status).toBe(200);
+      expectError(await introspect(), 401, UNAUTHENTICATED, 'TOKEN_INVALID');
+      expect((await put(user.sub, a.adminToken, { disabled: false })).status).toBe(200);
+      const fresh = (await signIn(user.username)).body.token;
+      expect((await second.http().post('/api/v1/introspect').set(bearer(a.adminToken)).send({ token: fresh })).body).toMatchObject({ sub: user.sub });
+    } finally {
+      await second.close({ keepDatabase: true });
+    }
+  });
 });
