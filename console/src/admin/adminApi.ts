@@ -73,6 +73,8 @@ export interface UserQuery {
   searchTerm?: string;
   filterEmail?: string;
   filterVerified?: 'true' | 'false';
+  /** 'true': disabled users only; 'false': enabled users only. */
+  filterDisabled?: 'true' | 'false';
   sortBy?: UserSort;
   sortDesc?: boolean;
 }

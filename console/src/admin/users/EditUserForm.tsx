@@ -7,6 +7,7 @@ import { useStepUp } from '../../account/StepUp';
 import { usersApi } from '../adminApi';
 import type { UserProfile } from '../types';
 import { formatTime } from '../util';
+import { AccountStatus } from './AccountStatus';
 import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from '../../api/profileFields';
 
 interface Values {
@@ -105,7 +106,7 @@ function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean
   );
 }
 
-/** Edits a user's profile and admin flag (PUT /users/{sub}). */
+/** Edits a user's profile and admin flag, and disables or enables them (PUT /users/{sub}). */
 export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; email: string; isAdmin: boolean; onDone: () => void }) {
   const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub) });
   return (
@@ -113,6 +114,8 @@ export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; ema
       {user.isPending ? <Loading label="Loading the user…" /> : null}
       <ErrorMessage error={user.error} title="The user could not be loaded." />
       {user.data ? <Editor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} /> : null}
+      {/* Outside the editor's form: its confirmation dialog holds a form of its own. */}
+      {user.data ? <AccountStatus user={user.data} /> : null}
     </Section>
   );
 }

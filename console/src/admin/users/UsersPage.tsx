@@ -12,7 +12,7 @@ import { EditUserForm } from './EditUserForm';
  * The sector's users: search (debounced), filters, sort and paging, all done by the
  * service (GET /sectors/{id}/users): the page holds one page of rows at a time,
  * so it stays fast whatever the sector's size. Create, invite and resend, edit,
- * delete with confirmation.
+ * disable or enable, delete with confirmation. Disabled users carry a "Disabled" badge.
  */
 
 const SORTS: Record<string, UserSort> = { name: 'name', email: 'email', createdAt: 'created_at', updatedAt: 'updated_at' };
@@ -32,6 +32,7 @@ export default function UsersPage() {
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState('');
   const [verified, setVerified] = useState<'' | 'true' | 'false'>('');
+  const [disabled, setDisabled] = useState<'' | 'true' | 'false'>('');
   const [pageSize, setPageSize] = useState(20);
   const [page, setPage] = useState(1);
   const [sorting, setSorting] = useState<SortingState>([{ id: 'createdAt', desc: true }]);
@@ -46,6 +47,7 @@ export default function UsersPage() {
     searchTerm,
     filterEmail,
     filterVerified: verified || undefined,
+    filterDisabled: disabled || undefined,
     sortBy: SORTS[sorting[0]?.id ?? 'createdAt'],
     sortDesc: sorting[0]?.desc ?? false,
   };
@@ -83,6 +85,7 @@ export default function UsersPage() {
         header: 'Status',
         cell: ({ row }) => (
           <span className="row-actions">
+            {row.original.disabled ? <span className="badge badge-warn">Disabled</span> : null}
             {row.original.isAdmin ? <span className="badge">admin</span> : null}
             {row.original.emailVerified ? <span className="badge badge-ok">email verified</span> : <span className="badge">email unverified</span>}
             {inviteBadge(row.original.inviteStatus)}
@@ -152,6 +155,20 @@ export default function UsersPage() {
             />
           )}
         </Field>
+        <Field label="Status">
+          {(p) => (
+            <Select
+              {...p}
+              value={disabled}
+              onChange={(e) => resetPage(setDisabled)(e.target.value as '' | 'true' | 'false')}
+              options={[
+                { value: '', label: 'All' },
+                { value: 'false', label: 'Enabled' },
+                { value: 'true', label: 'Disabled' },
+              ]}
+            />
+          )}
+        </Field>
         <Field label="Rows per page">
           {(p) => (
             <Select
@@ -169,8 +186,8 @@ export default function UsersPage() {
         data={users.data?.users}
         loading={users.isFetching}
         error={users.error}
-        emptyTitle={searchTerm || filterEmail || verified ? 'No user matches these filters.' : 'No users yet.'}
-        emptyBody={searchTerm || filterEmail || verified ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
+        emptyTitle={searchTerm || filterEmail || verified || disabled ? 'No user matches these filters.' : 'No users yet.'}
+        emptyBody={searchTerm || filterEmail || verified || disabled ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
         getRowId={(u) => u.sub}
         page={users.data?.currentPage ?? page}
         pageCount={users.data?.totalPages}
