@@ -78,6 +78,9 @@ const MAX_PARAM_LENGTH = 16_384;
  */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
   const options: NestApplicationOptions = {
+    // A failed start throws to the caller (the entry point logs it and exits 1) instead of Nest ending the
+    // process itself: a process that hosts several apps (the test suite, a CLI command) outlives one failed start.
+    abortOnError: false,
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
   };
