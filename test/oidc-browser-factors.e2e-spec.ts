@@ -25,10 +25,8 @@
  * Needs the console built first (`npx vite build --config console/vite.config.ts`).
  * If chromium cannot start, the spec fails.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PasskeyPage, seriousViolations, startBrowser } from './support/browser';
+import { PasskeyPage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -39,7 +37,6 @@ import { eventually, sleep } from './support/wait';
 
 jest.setTimeout(120_000);
 
-const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const PASSWORD = 'a long and lovely passphrase';
 const CLIENT_NAME = 'Factors App';
 
@@ -139,7 +136,7 @@ describe('OpenID Provider sign-in page in chromium: MFA, passkeys and mailed lin
   }
 
   beforeAll(async () => {
-    if (!existsSync(CONSOLE_BUILD)) throw new Error(`${CONSOLE_BUILD} is missing: build the console (npx vite build --config console/vite.config.ts) before this spec`);
+    requireConsoleBuild();
     oc = await dynamicImport('openid-client');
     otplib = await dynamicImport('otplib');
     const port = await freePort();

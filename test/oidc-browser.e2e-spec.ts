@@ -18,10 +18,10 @@
  * Needs the console built first (`npx vite build --config console/vite.config.ts`,
  * or `npm run build`). If chromium cannot start, the spec fails.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { seriousViolations, startBrowser } from './support/browser';
+import { requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -32,7 +32,6 @@ import { eventually } from './support/wait';
 
 jest.setTimeout(180_000);
 
-const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const SHOTS = join(__dirname, '..', 'test-artifacts', 'screenshots');
 
 const dynamicImport = (name: string): Promise<any> => import(name);
@@ -128,7 +127,7 @@ describe('OpenID Provider sign-in page in chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CONSOLE_BUILD)) throw new Error(`${CONSOLE_BUILD} is missing: build the console (npx vite build --config console/vite.config.ts) before this spec`);
+    requireConsoleBuild();
     mkdirSync(SHOTS, { recursive: true });
     oc = await dynamicImport('openid-client');
     const port = await freePort();

@@ -15,11 +15,11 @@
  *
  * Needs the console built first (dist/console). If chromium cannot start, the spec fails.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, seriousViolations, startBrowser } from './support/browser';
+import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { createUser, expectError, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -27,7 +27,6 @@ import { eventually } from './support/wait';
 jest.setTimeout(120_000);
 
 const SHOTS = join(__dirname, '..', 'test-artifacts', 'screenshots');
-const CONSOLE_BUILD = join(__dirname, '..', 'dist', 'console', 'index.html');
 const tag = randomBytes(3).toString('hex');
 const PERMISSION_DENIED = 7;
 
@@ -71,7 +70,7 @@ describe('console: disabling and enabling a user, in chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CONSOLE_BUILD)) throw new Error(`${CONSOLE_BUILD} is missing: build the console before this spec`);
+    requireConsoleBuild();
     mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp({ env: { ...NO_THROTTLE } });
     tenant = await provisionTenant(t);

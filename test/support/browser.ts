@@ -7,13 +7,22 @@
  * the options the service answered and hands back `credential.toJSON()`.
  * If chromium cannot start, `startBrowser` throws: the specs fail, never skip.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Browser, BrowserContext, CDPSession, chromium, Page } from 'playwright-core';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE_SOURCE = readFileSync(require.resolve('axe-core'), 'utf8');
+
+/** The built console the service serves (`npx vite build --config console/vite.config.ts`; `npm test` builds it first). */
+const CONSOLE_BUILD = join(__dirname, '..', '..', 'dist', 'console', 'index.html');
+
+/** Fails a browser spec at once, with what to do, when the console is not built. */
+export function requireConsoleBuild(): void {
+  if (!existsSync(CONSOLE_BUILD)) throw new Error(`${CONSOLE_BUILD} is missing: build the console (npx vite build --config console/vite.config.ts) before this spec`);
+}
 
 /**
  * Runs axe-core in the page and answers the serious and critical violations (rule
