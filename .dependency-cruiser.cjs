@@ -6,7 +6,7 @@
  *   features           auth/ (but its engine), account/, otp/, webauthn/, oauth/, oidc/, tenant/,
  *                      credentials/, introspection/, health/, bootstrap/, console/
  *   sign-in engine     src/auth/engine/
- *   domain             user/, session/, keys/, mail/, sector/, settings/, api-token/, audit/
+ *   domain             user/, session/, keys/, mail/, sector/, settings/, api-token/, audit/, role/
  *   infrastructure     tenancy/, database/, metrics/, throttle/, access/
  *   foundation         config/, common/
  *
@@ -19,7 +19,7 @@
 const ROOT = '^src/(main|app[.]module|entities|openapi)[.]ts$|^src/cli/';
 const FOUNDATION = '^src/(config|common)/';
 const INFRASTRUCTURE = '^src/(tenancy|database|metrics|throttle|access)/';
-const DOMAIN = '^src/(user|session|keys|mail|sector|settings|api-token|audit)/';
+const DOMAIN = '^src/(user|session|keys|mail|sector|settings|api-token|audit|role)/';
 const ENGINE = '^src/auth/engine/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -31,6 +31,7 @@ import { TemplatePreviewModule } from './mail/template-preview.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
+import { RoleModule } from './role/role.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { OidcModule } from './oidc/oidc.module';
@@ -62,6 +63,7 @@ export class AppModule implements NestModule {
         SessionModule,
         AccountModule,
         ApiTokenModule,
+        RoleModule,
         OtpModule,
         WebAuthnModule,
         OAuthModule,

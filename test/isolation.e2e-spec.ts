@@ -191,6 +191,8 @@ describe.each<Mode>(['pooled', 'schema'])('tenant isolation (%s mode)', (mode) =
         username: SHARED_EMAIL,
         sectorID: A.subSectorID,
         isAdmin: false,
+        roles: [],
+        permissions: [],
         exp: expect.stringMatching(/^\d+$/),
         iat: expect.stringMatching(/^\d+$/),
         tenantID: A.tenant.tenantID,

@@ -332,6 +332,8 @@ describe('role matrix', () => {
           username: 's1-user@t.test',
           sectorID: S1,
           isAdmin: false,
+          roles: [],
+          permissions: [],
           exp: expect.stringMatching(/^\d+$/),
           iat: expect.stringMatching(/^\d+$/),
           tenantID: T.tenantID,

@@ -242,6 +242,8 @@ describe('sessions and refresh tokens', () => {
       userId: sub,
       username: 'legacy',
       isAdmin: false,
+      roles: [],
+      permissions: [],
       credentialVersion: 0,
       ttlSeconds: 600,
     });

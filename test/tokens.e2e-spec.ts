@@ -163,6 +163,8 @@ describe('access tokens, JWKS and introspection', () => {
         username: 'intro-user',
         sectorID,
         isAdmin: false,
+        roles: [],
+        permissions: [],
         exp: String(claims.exp),
         iat: String(claims.iat),
         tenantID: a.tenantID,

@@ -58,6 +58,15 @@ export enum Role {
    * reviewing what happened, including what tokens did.
    */
   AUDIT_READER = 'AUDIT_READER',
+  /** Define the target sector's roles (create, replace, delete): a signed-in admin of the sector or of its tenant's default sector. Never an API token. */
+  ROLE_ADMIN = 'ROLE_ADMIN',
+  /** Read the target user's roles and permissions: an admin over the user's sector (API tokens of that sector included), or the user themselves. */
+  USER_ROLE_READER = 'USER_ROLE_READER',
+  /**
+   * Set the target user's roles: a signed-in admin over the user's sector, or an
+   * API token of that sector when the user is not an admin; never the user themselves.
+   */
+  USER_ROLE_ASSIGNER = 'USER_ROLE_ASSIGNER',
 }
 
 /**
@@ -179,6 +188,16 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
     case Role.USER_FACTOR_ADMIN:
       return sector !== undefined && userId !== undefined && isUserAdminOver(principal, sector) && !isSelf(principal, userId);
     case Role.AUDIT_READER:
+    case Role.ROLE_ADMIN:
       return sector !== undefined && isUserAdminOver(principal, sector);
+    case Role.USER_ROLE_READER:
+      return sector !== undefined && (isAdminOver(principal, sector) || isSelf(principal, userId));
+    case Role.USER_ROLE_ASSIGNER:
+      return (
+        sector !== undefined &&
+        userId !== undefined &&
+        !isSelf(principal, userId) &&
+        (isUserAdminOver(principal, sector) || isTokenOverMember(principal, sector, userIsAdmin))
+      );
   }
 }

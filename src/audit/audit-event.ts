@@ -15,6 +15,8 @@ export const AUDIT_EVENT_TYPES = [
   'user.deleted',
   'user.disabled',
   'user.enabled',
+  'user.roles_changed',
+  'role.changed',
   'user.invited',
   'settings.updated',
   'oauth_providers.updated',

@@ -10,7 +10,8 @@ export class IntrospectionService {
 
   /**
    * Validates a token for a caller of the same tenant: signature against the
-   * cached keys, exact expiry, and a user that still exists (one indexed read).
+   * cached keys, exact expiry, and a user that still exists, with their admin flag,
+   * roles and permissions as stored now (one read, or none from the cache).
    */
   async introspect(caller: Principal, token: string): Promise<IntrospectionResponse> {
     return answerOf(await this.verifier.verify(token, caller.tenant.id));
@@ -29,6 +30,8 @@ function answerOf({ claims, user }: VerifiedToken): IntrospectionResponse {
     username: user.username,
     sectorID: user.sectorId,
     isAdmin: user.isAdmin,
+    roles: user.roles,
+    permissions: user.permissions,
     exp: int64(claims.exp),
     iat: int64(claims.iat),
     tenantID: claims.tenantID,

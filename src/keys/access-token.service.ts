@@ -18,6 +18,10 @@ export interface AccessTokenClaims {
   sectorID: string;
   username: string;
   isAdmin: boolean;
+  /** The user's roles in the sector at issuance (absent on tokens issued before roles existed). */
+  roles?: string[];
+  /** The union of those roles' permissions at issuance. */
+  permissions?: string[];
   /** The user's credential version at issuance: a password change raises it and so revokes the token. Absent means 0. */
   cv?: number;
   /** The session the token belongs to (absent on tokens issued before sessions existed); revoking the session revokes the token. */
@@ -33,6 +37,8 @@ export interface IssueTokenInput {
   userId: string;
   username: string;
   isAdmin: boolean;
+  roles: string[];
+  permissions: string[];
   credentialVersion: number;
   ttlSeconds: number;
   /** The session the token belongs to (its `sid`). */
@@ -74,6 +80,8 @@ export class AccessTokenService {
       sectorID: input.sectorId,
       username: input.username,
       isAdmin: input.isAdmin,
+      roles: input.roles,
+      permissions: input.permissions,
       cv: input.credentialVersion,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),

@@ -49,7 +49,7 @@ export class DiscoveryController {
       subject_types_supported: ['public'],
       response_types_supported: [],
       grant_types_supported: [],
-      claims_supported: ['sub', 'iss', 'iat', 'exp', 'jti', 'tenantID', 'sectorID', 'username', 'isAdmin'],
+      claims_supported: ['sub', 'iss', 'iat', 'exp', 'jti', 'tenantID', 'sectorID', 'username', 'isAdmin', 'roles', 'permissions'],
       service_documentation: `${base}/api/docs`,
     };
   }

@@ -5,7 +5,7 @@ import { errorPage, escapeHtml, page } from './oidc-pages';
 
 /**
  * The standard claims each scope releases (OpenID Connect Core §5.4), in ID tokens
- * and at userinfo. `auth_time`, `amr` and `sid` ride on `openid`, so every ID token
+ * and at userinfo (`roles` is the service's own scope). `auth_time`, `amr` and `sid` ride on `openid`, so every ID token
  * carries them without the app asking through the `claims` parameter (the account
  * answers `sid`, the provider session's id for the app, in ID tokens only).
  */
@@ -15,6 +15,8 @@ const SCOPE_CLAIMS: Record<string, string[]> = {
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   address: ['address'],
+  // The user's roles and permissions in the sector (the roles API): as of issuance in ID and access tokens, as of now at userinfo.
+  roles: ['roles', 'permissions'],
 };
 
 /** Lifetimes, in seconds. */
@@ -55,6 +57,8 @@ export interface OidcProviderInputs {
   interactionUrl: (uid: string) => string;
   /** The account of `sub`; `source`: the code, refresh token or device code being redeemed, when there is one (for the ID token's `sid`). */
   findAccount: (sub: string, source: OidcTokenSource | undefined) => Promise<OidcAccount | undefined>;
+  /** The user's roles and permissions now (for access tokens issued with the `roles` scope); undefined for an unknown user. */
+  grants: (sub: string) => Promise<{ roles: string[]; permissions: string[] } | undefined>;
   /** Outbound calls to URLs clients registered (back-channel logout, request URIs, JWKS URIs). */
   fetch: OutboundFetch;
   /** The library's InvalidRequest error class. */
@@ -76,6 +80,9 @@ interface ProviderClient {
 }
 interface ProviderToken {
   clientId?: string;
+  kind?: string;
+  accountId?: string;
+  scope?: string;
 }
 
 /**
@@ -126,6 +133,9 @@ export function oidcConfiguration(inputs: OidcProviderInputs): Record<string, un
       client.grantTypeAllowed('refresh_token') && source.scopes.has('offline_access'),
     interactions: { url: async (_ctx: ProviderContext, interaction: { uid: string }) => inputs.interactionUrl(interaction.uid) },
     findAccount: async (_ctx: ProviderContext, sub: string, token?: OidcTokenSource) => inputs.findAccount(sub, token),
+    // An access token issued with the `roles` scope carries the user's roles and permissions as of issuance (introspection answers them).
+    extraTokenClaims: async (_ctx: ProviderContext, token: ProviderToken) =>
+      token.kind === 'AccessToken' && token.accountId && (token.scope ?? '').split(' ').includes('roles') ? inputs.grants(token.accountId) : undefined,
     clientBasedCORS: (ctx: ProviderContext, origin: string, client: ProviderClient) => {
       if (origin === 'null') return false;
       if (ctx.oidc.route !== 'userinfo' && client.clientAuthMethod !== 'none') return false;

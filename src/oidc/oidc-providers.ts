@@ -228,6 +228,7 @@ export class OidcProviders {
           return `${this.config.publicUrl}/api/v1/oidc/interactions/${id}?interaction=${id}&sector=${route.sectorId}`;
         },
         findAccount: (sub, source) => this.account(scope, sub, source),
+        grants: async (sub) => (isUuid(sub) ? this.users.grantsOf(await scope.db(), sub) : undefined),
         fetch: this.fetch,
         invalidRequest: errors.InvalidRequest,
       }) as ProviderConfiguration,
@@ -265,8 +266,8 @@ export class OidcProviders {
     return {
       accountId: user.id,
       claims: async (use) => {
-        const id = use === 'id_token' ? await sid() : undefined;
-        return { ...userClaims(user), ...(id ? { sid: id } : {}) };
+        const [id, grants] = await Promise.all([use === 'id_token' ? sid() : undefined, this.users.grantsOf(db, user.id)]);
+        return { ...userClaims(user), ...grants, ...(id ? { sid: id } : {}) };
       },
     };
   }

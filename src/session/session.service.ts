@@ -110,7 +110,7 @@ export class SessionService {
 
   /** Issues an access token of a session; `authTime` (Unix seconds) is when the user authenticated, now by default. */
   async issueFor(scope: SectorScope, user: UserEntity, sessionId: string, authTime = Math.floor(Date.now() / 1000)): Promise<{ token: string }> {
-    const settings = await scope.settings();
+    const [settings, grants] = await Promise.all([scope.settings(), this.users.grantsOf(scope.db, user.id)]);
     return this.tokens.issue({
       tenantId: scope.route.tenant.id,
       kid: scope.route.tenant.kid,
@@ -118,6 +118,8 @@ export class SessionService {
       userId: user.id,
       username: user.username,
       isAdmin: user.isAdmin,
+      roles: grants.roles,
+      permissions: grants.permissions,
       credentialVersion: user.credentialVersion,
       ttlSeconds: Number(settings.accessTokenDuration),
       sessionId,

@@ -21,6 +21,8 @@ export interface UserFilter {
   filterVerified?: boolean;
   /** Disabled users only (true) or enabled users only (false). */
   filterDisabled?: boolean;
+  /** Users holding the role of this name only. */
+  filterRole?: string;
 }
 
 export interface UserListSpec {
@@ -51,9 +53,9 @@ const SORT_EXPRESSIONS: Record<UserSort, string> = {
   updated_at: 'u.updated_at',
 };
 
-/** Whether the count is one row of `user_list_counts` (no search, no email or state filter). */
+/** Whether the count is one row of `user_list_counts` (no search, no email, state or role filter). */
 export function countFromCounters(filter: UserFilter): boolean {
-  return !filter.searchTerm && !filter.filterEmail && filter.filterDisabled === undefined;
+  return !filter.searchTerm && !filter.filterEmail && filter.filterDisabled === undefined && filter.filterRole === undefined;
 }
 
 function searchPattern(term: string): string {
@@ -67,7 +69,7 @@ const SECTOR_DOCS = `user_search_docs d WHERE d.sector_key = (SELECT c.list_key 
 function where(spec: UserListSpec): Sql {
   const params: unknown[] = [spec.sectorId];
   const parts = ['u.sector_id = $1'];
-  const { searchTerm, filterEmail, filterVerified, filterDisabled } = spec.filter;
+  const { searchTerm, filterEmail, filterVerified, filterDisabled, filterRole } = spec.filter;
   if (searchTerm) {
     params.push(searchPattern(searchTerm));
     parts.push(`u.id IN (SELECT d.user_id FROM ${SECTOR_DOCS} AND d.doc LIKE $${params.length} ESCAPE '\\')`);
@@ -81,6 +83,10 @@ function where(spec: UserListSpec): Sql {
     parts.push(`u.email_verified = $${params.length}`);
   }
   if (filterDisabled !== undefined) parts.push(filterDisabled ? 'u.disabled_at IS NOT NULL' : 'u.disabled_at IS NULL');
+  if (filterRole !== undefined) {
+    params.push(filterRole);
+    parts.push(`u.id IN (SELECT ur.user_id FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE r.sector_id = $1 AND r.name = $${params.length})`);
+  }
   return { sql: parts.join(' AND '), params };
 }
 
@@ -94,7 +100,7 @@ function counterExpression(filter: UserFilter): string {
 export function userCountSql(spec: UserListSpec): Sql {
   const { searchTerm, filterEmail, filterVerified } = spec.filter;
   if (countFromCounters(spec.filter)) return { sql: `SELECT ${counterExpression(spec.filter)} AS n`, params: [spec.sectorId] };
-  if (searchTerm && !filterEmail && filterVerified === undefined && spec.filter.filterDisabled === undefined) {
+  if (searchTerm && !filterEmail && filterVerified === undefined && spec.filter.filterDisabled === undefined && spec.filter.filterRole === undefined) {
     // A search alone is counted on the narrow documents without touching users.
     return {
       sql: `SELECT count(*)::int AS n FROM ${SECTOR_DOCS} AND d.doc LIKE $2 ESCAPE '\\'`,

@@ -18,6 +18,10 @@ export interface UserAuthState {
   credentialsChangedAt: Date | null;
   /** Disabled by an admin: none of the user's tokens is accepted. */
   disabled: boolean;
+  /** The names of the roles the user holds, sorted. */
+  roles: string[];
+  /** The union of those roles' permissions, sorted. */
+  permissions: string[];
   /** For a token of a session (`sid`): whether that session exists for this user and was not revoked; null without a session. */
   sessionLive: boolean | null;
   /** That session's end of life; null without a session. See `sessionActive()`. */
@@ -25,6 +29,18 @@ export interface UserAuthState {
 }
 
 export type { UserFilter } from './user-list.query';
+
+/** What a user holds in the sector's apps: role names and the union of their permissions, both sorted. */
+export interface UserGrants {
+  roles: string[];
+  permissions: string[];
+}
+
+/** A user's grants as two columns (`roles`, `permissions`) of a query over `users u`. */
+const USER_GRANTS = `
+  ARRAY(SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = u.id ORDER BY r.name COLLATE "C") AS roles,
+  ARRAY(SELECT DISTINCT p COLLATE "C" FROM user_roles ur JOIN roles r ON r.id = ur.role_id CROSS JOIN unnest(r.permissions) p
+         WHERE ur.user_id = u.id ORDER BY 1) AS permissions`;
 
 /** The unique indexes that keep logins unambiguous, and what a violation of each means. */
 const LOGIN_CONSTRAINTS = {
@@ -50,6 +66,7 @@ export class UserRepository {
     const rows = await db.read<UserAuthState>(
       `SELECT u.id, u.sector_id AS "sectorId", u.username, u.is_admin AS "isAdmin", u.credential_version AS "credentialVersion",
               u.kept_token_jti AS "keptTokenJti", u.credentials_changed_at AS "credentialsChangedAt", u.disabled_at IS NOT NULL AS disabled,
+              ${USER_GRANTS},
               CASE WHEN $2::uuid IS NULL THEN NULL ELSE (s.id IS NOT NULL AND s.revoked_at IS NULL) END AS "sessionLive",
               s.expires_at AS "sessionExpiresAt"
          FROM users u LEFT JOIN sessions s ON s.id = $2::uuid AND s.user_id = u.id
@@ -57,6 +74,18 @@ export class UserRepository {
       [id, sessionId ?? null],
     );
     return rows[0] ?? null;
+  }
+
+  /** Locks the user's row for the rest of the caller's transaction; its sector and admin flag, or null when there is no such user. */
+  async lock(db: TenantDb, id: string): Promise<{ sectorId: string; isAdmin: boolean } | null> {
+    const rows = await db.rows<{ sectorId: string; isAdmin: boolean }>('SELECT sector_id AS "sectorId", is_admin AS "isAdmin" FROM users WHERE id = $1 FOR UPDATE', [id]);
+    return rows[0] ?? null;
+  }
+
+  /** The user's roles and permissions as stored now (none for an unknown user). */
+  async grantsOf(db: TenantDb, id: string): Promise<UserGrants> {
+    const rows = await db.read<UserGrants>(`SELECT ${USER_GRANTS} FROM users u WHERE u.id = $1`, [id]);
+    return rows[0] ?? { roles: [], permissions: [] };
   }
 
   /** The user of `sectorId` whose username or email equals `login`, case-insensitively. */

@@ -125,7 +125,7 @@ export class UserService {
     const { items, total } = await this.users.list(
       scope.db,
       scope.route.sectorId,
-      { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified, filterDisabled },
+      { searchTerm: query.searchTerm, filterEmail: query.filterEmail, filterVerified, filterDisabled, filterRole: query.filterRole || undefined },
       query.sortBy ?? 'created_at',
       query.sortDesc ?? false,
       p,

@@ -572,6 +572,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the sector's roles (admins of the sector or the default sector, the sector's API tokens) */
+        get: operations["RoleController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/roles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create a role or replace its description and permissions (admins of the sector or the default sector) */
+        put: operations["RoleController_put"];
+        post?: never;
+        /** Delete a role; every user who held it loses it at once */
+        delete: operations["RoleController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{sub}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's roles and the union of their permissions (admins over the user's sector, the user themselves) */
+        get: operations["RoleController_userRoles"];
+        /** Set a user's roles (admins over the user's sector; the sector's API tokens for users who are not admins; never the user themselves) */
+        put: operations["RoleController_setUserRoles"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{sub}/otp-registrations": {
         parameters: {
             query?: never;
@@ -1106,7 +1159,7 @@ export interface components {
              */
             occurredAt: string;
             /** @enum {string} */
-            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
             /** @enum {string} */
             outcome: "success" | "failure";
             /** @description The refusal reason of a failure (an error reason), else empty. */
@@ -1759,6 +1812,46 @@ export interface components {
         RevokeApiTokenResponse: {
             id: string;
         };
+        RoleResponse: {
+            /** @description Unique in the sector; matches `^[a-z][a-z0-9_.:-]{0,62}$`. */
+            name: string;
+            description: string;
+            /** @description In the order given, without duplicates. */
+            permissions: string[];
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            updatedAt: string;
+        };
+        ListRolesResponse: {
+            /** @description Every role of the sector, by name. */
+            roles: components["schemas"]["RoleResponse"][];
+        };
+        PutRoleDto: {
+            /** @description What the role is for, up to 1,000 characters. Absent: empty. */
+            description?: string;
+            /** @description The permission strings the tenant's apps check (for example `invoices:read`): at most 100, each 1 to 128 printable characters. Duplicates are dropped. Absent: none. */
+            permissions?: string[];
+        };
+        DeleteRoleResponse: {
+            name: string;
+        };
+        UserRolesResponse: {
+            /** @description The names of the roles the user holds, sorted. */
+            roles: string[];
+            /** @description The union of those roles' permissions, sorted. */
+            permissions: string[];
+        };
+        SetUserRolesDto: {
+            /** @description The names of roles of the user's sector; the user holds exactly these afterwards. */
+            roles: string[];
+        };
         OtpRegistrationResponse: {
             registrationID: string;
             /** @enum {string} */
@@ -2304,6 +2397,10 @@ export interface components {
             sectorID: string;
             /** @description The user's admin flag as stored now. */
             isAdmin: boolean;
+            /** @description The names of the roles the user holds now (sorted); a role taken away, renamed or deleted shows at once. */
+            roles: string[];
+            /** @description The union of the permissions of the user's roles as stored now (sorted). */
+            permissions: string[];
             /**
              * Format: int64
              * @description Expiry, Unix seconds.
@@ -2340,7 +2437,7 @@ export interface operations {
                 actor?: string;
                 /** @description The id of the target (a user id, a token id, a sector id, …). */
                 target?: string;
-                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Default 50, at most 200. */
@@ -2471,6 +2568,8 @@ export interface operations {
                 filterVerified?: "true" | "false";
                 /** @description Disabled users only (true), or enabled users only (false). */
                 filterDisabled?: "true" | "false";
+                /** @description Users holding the role of this name only. */
+                filterRole?: string;
                 sortBy?: "name" | "email" | "created_at" | "updated_at";
                 sortDesc?: boolean;
                 /** @description For a client that only pages forward: a searched or email-filtered list is then not counted, and `totalCount` is a lower bound — the users up to the end of this page, plus one when another page follows (so `totalPages` is `currentPage + 1` while more follow). Unsearched lists stay exactly counted. Default false: `totalCount` is exact. */
@@ -4000,6 +4099,216 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokeApiTokenResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RoleController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRolesResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RoleController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutRoleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RoleController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteRoleResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RoleController_userRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id (UUID). */
+                sub: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRolesResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RoleController_setUserRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id (UUID). */
+                sub: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUserRolesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRolesResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */

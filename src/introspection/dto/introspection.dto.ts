@@ -11,6 +11,10 @@ export class IntrospectionResponse {
   @ApiProperty() username: string;
   @ApiProperty() sectorID: string;
   @ApiProperty({ description: "The user's admin flag as stored now." }) isAdmin: boolean;
+  @ApiProperty({ type: [String], description: "The names of the roles the user holds now (sorted); a role taken away, renamed or deleted shows at once." })
+  roles: string[];
+  @ApiProperty({ type: [String], description: "The union of the permissions of the user's roles as stored now (sorted)." })
+  permissions: string[];
   @ApiProperty({ type: 'string', format: 'int64', description: 'Expiry, Unix seconds.' }) exp: string;
   @ApiProperty({ type: 'string', format: 'int64', description: 'Issued at, Unix seconds.' }) iat: string;
   @ApiProperty() tenantID: string;

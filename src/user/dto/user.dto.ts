@@ -141,6 +141,11 @@ export class ListUsersQuery {
   @IsOptional()
   @IsIn(['true', 'false'])
   filterDisabled?: string;
+  @ApiPropertyOptional({ description: 'Users holding the role of this name only.', maxLength: 63 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(63)
+  filterRole?: string;
   @ApiPropertyOptional({ enum: USER_SORTS }) @IsOptional() @IsIn(USER_SORTS) sortBy?: UserSort;
   @ApiPropertyOptional() @IsOptional() @QueryBoolean() @IsBoolean() sortDesc?: boolean;
   @ApiPropertyOptional({
