@@ -15,6 +15,7 @@ import { oidcScenario } from './scenarios/oidc';
 import { loginScenario, mixedScenario } from './scenarios/login';
 import { readsScenario } from './scenarios/reads';
 import { revocationScenario } from './scenarios/revocation';
+import { rolesScenario } from './scenarios/roles';
 import { scaleOutScenario } from './scenarios/scale-out';
 import { tenantsScenario } from './scenarios/tenants';
 import { userListScenario } from './scenarios/user-list';
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
     if (main) {
       const m = main;
       if (has('introspection')) await step('introspection', () => introspectionScenario(ctx, m, before));
+      if (has('roles')) await step('roles', () => rolesScenario(ctx, m));
       if (has('reads')) await step('reads', () => readsScenario(ctx, m, before));
       if (has('login')) await step('login', () => loginScenario(ctx, m, before));
       await before?.instance.stop();

@@ -12,6 +12,8 @@ const POLL_GAP_MS = 2;
 export interface Kind {
   name: string;
   refused: number;
+  /** When the change shows in an answer of 200 rather than in a refusal: whether this answer shows it. */
+  shows?: (body: Json) => boolean;
   prepare(): Promise<{ probe: (base: string) => Promise<{ status: number; body: Json }>; change: () => Promise<unknown> }>;
 }
 
@@ -62,14 +64,15 @@ export async function measure(kind: Kind, b: string, a: string): Promise<Sample>
   while (performance.now() - answered < GIVE_UP_MS) {
     polls++;
     const { status, body } = await probe(b);
-    if (status === kind.refused) {
+    if (kind.shows ? status === 200 && kind.shows(body) : status === kind.refused) {
       const at = performance.now();
       return { afterAnswerMs: round(at - answered, 1), afterRequestMs: round(at - sent, 1), polls };
     }
     if (status !== 200) throw new Error(`${kind.name}: B answered ${status}, expected 200 or ${kind.refused}: ${JSON.stringify(body)}`);
     await sleep(POLL_GAP_MS);
   }
-  return { afterAnswerMs: null, afterRequestMs: null, polls, refusedOnA: (await probe(a)).status === kind.refused };
+  const onA = await probe(a);
+  return { afterAnswerMs: null, afterRequestMs: null, polls, refusedOnA: kind.shows ? onA.status === 200 && kind.shows(onA.body) : onA.status === kind.refused };
 }
 
 /**
@@ -107,6 +110,35 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
       },
     },
     {
+      name: 'role taken away (introspection on B no longer lists it)',
+      refused: 200,
+      shows: (body) => Array.isArray(body.roles) && !body.roles.includes('bench-propagation'),
+      prepare: async () => {
+        await ok('PUT', `${A}/api/v1/sectors/${t.sectorID}/roles/bench-propagation`, { permissions: ['bench:propagate'] }, t.adminToken);
+        const u = await userWithToken(A, t);
+        await ok('PUT', `${A}/api/v1/users/${u.sub}/roles`, { roles: ['bench-propagation'] }, t.adminToken);
+        return {
+          probe: (base) => call('POST', `${base}/api/v1/introspect`, { token: u.token }, t.adminToken),
+          change: () => ok('PUT', `${A}/api/v1/users/${u.sub}/roles`, { roles: [] }, t.adminToken),
+        };
+      },
+    },
+    {
+      name: "role's permissions edited (introspection on B shows the new ones)",
+      refused: 200,
+      shows: (body) => Array.isArray(body.permissions) && body.permissions.includes('bench:edited'),
+      prepare: async () => {
+        const role = `bench-edit-${Math.random().toString(36).slice(2, 8)}`;
+        await ok('PUT', `${A}/api/v1/sectors/${t.sectorID}/roles/${role}`, { permissions: ['bench:original'] }, t.adminToken);
+        const u = await userWithToken(A, t);
+        await ok('PUT', `${A}/api/v1/users/${u.sub}/roles`, { roles: [role] }, t.adminToken);
+        return {
+          probe: (base) => call('POST', `${base}/api/v1/introspect`, { token: u.token }, t.adminToken),
+          change: () => ok('PUT', `${A}/api/v1/sectors/${t.sectorID}/roles/${role}`, { permissions: ['bench:edited'] }, t.adminToken),
+        };
+      },
+    },
+    {
       name: 'revoked API token (settings on B → 401)',
       refused: 401,
       prepare: async () => {
@@ -134,7 +166,7 @@ export async function revocationScenario(ctx: BenchContext, main: Target, b: Ser
         value: describe(summary, samples.length),
         baseline: `${reps} changes on A`,
         ratio: '',
-        goal: 'refused within 5 s, every time',
+        goal: kind.shows ? 'seen within 5 s, every time' : 'refused within 5 s, every time',
         pass: never === 0,
       });
       const notOnA = samples.filter((s) => s.afterAnswerMs === null && !s.refusedOnA).length;
