@@ -1,5 +1,7 @@
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { isDatabaseUnavailable, sqlStateOf } from '../common/errors/db-errors';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EntityLists, mainDataSourceOptions } from './data-source-options';
 import { ENTITY_LISTS, MAIN_DATA_SOURCE, MAIN_DATABASE_URL } from './tokens';
@@ -11,6 +13,31 @@ class MainDatabaseLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (this.main.isInitialized) await this.main.destroy();
+  }
+}
+
+/**
+ * How often the first connection to the main database is tried when the database
+ * cannot be reached yet — a server still starting beside the service, or one too
+ * busy to answer within the connection timeout — waiting 1 s, 2 s, 4 s between
+ * tries. Anything else (a wrong password, a database that does not exist) fails the
+ * start at once.
+ */
+const STARTUP_ATTEMPTS = 4;
+
+async function connectMain(options: DataSourceOptions): Promise<DataSource> {
+  for (let attempt = 1; ; attempt++) {
+    // A DataSource whose first connection failed is not reused: each try starts from a new one.
+    const ds = new DataSource(options);
+    try {
+      await ds.initialize();
+      return ds;
+    } catch (err) {
+      if (attempt >= STARTUP_ATTEMPTS || !isDatabaseUnavailable(err) || sqlStateOf(err) === '3D000') throw err;
+      const wait = 1000 * 2 ** (attempt - 1);
+      new Logger('Database').warn(`The main database cannot be reached yet (${(err as Error).message}); trying again in ${wait / 1000} s`);
+      await sleep(wait);
+    }
   }
 }
 
@@ -31,13 +58,8 @@ export class DatabaseModule {
         {
           provide: MAIN_DATA_SOURCE,
           inject: [APP_CONFIG],
-          useFactory: async (config: AppConfig) => {
-            const ds = new DataSource(
-              mainDataSourceOptions(entities, url, { max: config.mainPoolMax, idleTimeoutMillis: 30_000, applicationName: 'iam-main' }),
-            );
-            await ds.initialize();
-            return ds;
-          },
+          useFactory: (config: AppConfig) =>
+            connectMain(mainDataSourceOptions(entities, url, { max: config.mainPoolMax, idleTimeoutMillis: 30_000, applicationName: 'iam-main' })),
         },
         MainDatabaseLifecycle,
       ],
