@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { expectWireError, SECTOR_SETTINGS_FIELDS } from './support/contract';
+import { expectWireError, SECTOR_SETTINGS_FIELDS, UNIX } from './support/contract';
 import { createSector, ProvisionedTenant, provisionTenant, seedUser, tenantSql, uniqueSlug } from './support/factories';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 
@@ -43,6 +43,7 @@ type Expected = 200 | { status: number; code: number; reason: string };
 const OK = 200 as const;
 const DENIED = { status: 403, code: 7, reason: 'ROLE_REQUIRED' };
 const NO_SECTOR = { status: 404, code: 5, reason: 'SECTOR_NOT_FOUND' };
+const NO_USER = { status: 404, code: 5, reason: 'USER_NOT_FOUND' };
 const MISMATCH = { status: 403, code: 7, reason: 'TENANT_MISMATCH' };
 const TOKEN_INVALID = { status: 401, code: 16, reason: 'TOKEN_INVALID' };
 const MISSING = { status: 401, code: 16, reason: 'CREDENTIAL_MISSING' };
@@ -57,6 +58,14 @@ const UNAUTHENTICATED: Record<'deleted T admin' | 'no credential' | 'malformed c
 /** The SectorSettings response: the settings fields and sectorID, sorted. */
 const SETTINGS_FIELDS = ['sectorID', ...SECTOR_SETTINGS_FIELDS].sort();
 
+/** The role of S1 the role rows read and assign (made by T's default-sector admin), and what holding it answers. */
+const MATRIX_ROLE = { name: 'matrix.viewer', description: 'Reads the matrix', permissions: ['matrix:read', 'matrix:list'] };
+const MATRIX_GRANTS = { roles: ['matrix.viewer'], permissions: ['matrix:list', 'matrix:read'] };
+const NO_GRANTS = { roles: [], permissions: [] };
+
+/** A role name (^[a-z][a-z0-9_.:-]{0,62}$) of a principal, so each principal's write is its own and repeatable. */
+const roleNameOf = (prefix: string, who: string) => `${prefix}-${who.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+
 describe('role matrix', () => {
   let t: TestApp;
   let T: ProvisionedTenant;
@@ -66,6 +75,9 @@ describe('role matrix', () => {
   let S2: string;
   let s1UserID: string;
   let s1UserToken: string;
+  let s1AdminID: string;
+  /** MATRIX_ROLE as its PUT answered it. */
+  let matrixRole: Record<string, unknown>;
   let demotedBefore: Res;
   const tokens = new Map<Principal, string | undefined>();
   const tenantOf = new Map<Principal, string>();
@@ -89,6 +101,7 @@ describe('role matrix', () => {
     const s2Admin = await seededToken(T.tenantID, S2, 's2-admin@t.test', true);
     s1UserID = s1User.id;
     s1UserToken = s1User.token;
+    s1AdminID = s1Admin.id;
 
     // A default-sector admin who signs in, uses the token once, and is then demoted.
     const demoted = await seededToken(T.tenantID, T.rootSectorID, 'demoted@t.test', true);
@@ -112,15 +125,27 @@ describe('role matrix', () => {
     for (const p of PRINCIPALS) tenantOf.set(p, T.tenantID);
     tenantOf.set('platform admin', platformTenantID);
     tenantOf.set("U's default-sector admin", U.tenantID);
+
+    // The role the role rows list and assign, made by T's default-sector admin.
+    const made = await asTAdmin((a) => a.put(`/api/v1/sectors/${S1}/roles/${MATRIX_ROLE.name}`)).send({ description: MATRIX_ROLE.description, permissions: MATRIX_ROLE.permissions });
+    if (made.status !== 200) throw new Error(`creating ${MATRIX_ROLE.name} failed: ${made.status} ${JSON.stringify(made.body)}`);
+    matrixRole = made.body;
   }, 60_000);
   afterAll(() => t?.close(), 60_000);
 
   /** Sends with the principal's credential (if any). */
   function send(principal: Principal, build: (agent: ReturnType<TestApp['http']>) => request.Test): request.Test {
+    return sendWith(tokens.get(principal), build);
+  }
+
+  /** Sends with this bearer credential (none when undefined). */
+  function sendWith(token: string | undefined, build: (agent: ReturnType<TestApp['http']>) => request.Test): request.Test {
     const req = build(t.http());
-    const token = tokens.get(principal);
     return token === undefined ? req : req.set('Authorization', `Bearer ${token}`);
   }
+
+  /** Sends as T's default-sector admin (set-up and checks around a cell, never the cell itself). */
+  const asTAdmin = (build: (agent: ReturnType<TestApp['http']>) => request.Test): request.Test => sendWith(T.adminToken, build);
 
   async function sectorTenant(sectorID: string): Promise<string | undefined> {
     const rows = await t.sql<{ tenant_id: string }>('SELECT tenant_id FROM sector_directory WHERE sector_id = $1', [sectorID]);
@@ -166,6 +191,148 @@ describe('role matrix', () => {
 
   const sectorSlugs = new Map<Principal, string>();
   const tenantSlugs = new Map<Principal, string>();
+
+  /**
+   * The role operations, by a bearer credential and the name of who holds it (the
+   * matrix's principals, and the API tokens below): the call, the whole-body check
+   * of an allowed call, and for writes the check that a refused one changed nothing.
+   * Each write is repeatable: a role named after its caller, a role made just
+   * before its deletion, a user's roles reset just before they are set.
+   */
+  interface RoleAttempt {
+    call: (token: string | undefined, who: string) => Promise<Res>;
+    ok: (res: Res, who: string) => Promise<void> | void;
+    unchanged?: (who: string) => Promise<void>;
+  }
+
+  /** The names of S1's roles as stored, in the API's order. */
+  const storedRoleNames = async () =>
+    (await tenantSql(t, T.tenantID, 'SELECT name FROM roles WHERE sector_id = $1 ORDER BY name COLLATE "C"', [S1])).map((r) => r.name as string);
+  const listedRoleNames = async () => {
+    const res = await asTAdmin((a) => a.get(`/api/v1/sectors/${S1}/roles`));
+    expect(res.status).toBe(200);
+    return (res.body.roles as Array<{ name: string }>).map((r) => r.name);
+  };
+  const grantsOf = async (sub: string) => {
+    const res = await asTAdmin((a) => a.get(`/api/v1/users/${sub}/roles`));
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const assign = async (sub: string, roles: string[]) => {
+    const res = await asTAdmin((a) => a.put(`/api/v1/users/${sub}/roles`)).send({ roles });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: roles.length > 0 ? MATRIX_GRANTS : NO_GRANTS });
+  };
+
+  const roleDescriptionBy = (who: string) => `made by ${who}`;
+  const rolePermissionsBy = (who: string) => ['matrix:write', `by:${roleNameOf('p', who)}`, 'matrix:write'];
+
+  const ROLE_ATTEMPTS = {
+    listRoles: {
+      call: (token) => sendWith(token, (a) => a.get(`/api/v1/sectors/${S1}/roles`)),
+      ok: async (res) => {
+        // Every role of S1 as stored, by name; each whole; the matrix's own exactly as made.
+        const names = await storedRoleNames();
+        expect(res.body).toEqual({
+          roles: names.map((name) =>
+            name === MATRIX_ROLE.name
+              ? matrixRole
+              : { name, description: expect.any(String), permissions: expect.any(Array), createdAt: expect.stringMatching(UNIX), updatedAt: expect.stringMatching(UNIX) },
+          ),
+        });
+      },
+    },
+    putRole: {
+      call: (token, who) =>
+        sendWith(token, (a) => a.put(`/api/v1/sectors/${S1}/roles/${roleNameOf('by', who)}`)).send({ description: roleDescriptionBy(who), permissions: rolePermissionsBy(who) }),
+      ok: async (res, who) => {
+        expect(res.body).toEqual({
+          name: roleNameOf('by', who),
+          description: roleDescriptionBy(who),
+          permissions: ['matrix:write', `by:${roleNameOf('p', who)}`],
+          createdAt: expect.stringMatching(UNIX),
+          updatedAt: expect.stringMatching(UNIX),
+        });
+        expect(await listedRoleNames()).toContain(roleNameOf('by', who));
+      },
+      unchanged: async (who) => {
+        expect(await listedRoleNames()).not.toContain(roleNameOf('by', who));
+      },
+    },
+    deleteRole: {
+      call: async (token, who) => {
+        const name = roleNameOf('del', who);
+        const made = await asTAdmin((a) => a.put(`/api/v1/sectors/${S1}/roles/${name}`)).send({ permissions: ['doomed'] });
+        expect(made.status).toBe(200);
+        return sendWith(token, (a) => a.delete(`/api/v1/sectors/${S1}/roles/${name}`));
+      },
+      ok: async (res, who) => {
+        expect(res.body).toEqual({ name: roleNameOf('del', who) });
+        expect(await listedRoleNames()).not.toContain(roleNameOf('del', who));
+      },
+      unchanged: async (who) => {
+        expect(await listedRoleNames()).toContain(roleNameOf('del', who));
+      },
+    },
+  } satisfies Record<string, RoleAttempt>;
+
+  /** GET a user's roles: the user holds MATRIX_ROLE (assigned just before), and the answer says so. */
+  const readUserRoles = (sub: () => string): RoleAttempt => ({
+    call: async (token) => {
+      await assign(sub(), [MATRIX_ROLE.name]);
+      return sendWith(token, (a) => a.get(`/api/v1/users/${sub()}/roles`));
+    },
+    ok: (res) => {
+      expect(res.body).toEqual(MATRIX_GRANTS);
+    },
+  });
+
+  /** PUT a user's roles: from none (reset just before) to MATRIX_ROLE; a refusal leaves none. */
+  const setUserRoles = (sub: () => string): RoleAttempt => ({
+    call: async (token) => {
+      await assign(sub(), []);
+      return sendWith(token, (a) => a.put(`/api/v1/users/${sub()}/roles`)).send({ roles: [MATRIX_ROLE.name] });
+    },
+    ok: async (res) => {
+      expect(res.body).toEqual(MATRIX_GRANTS);
+      expect(await grantsOf(sub())).toEqual(MATRIX_GRANTS);
+    },
+    unchanged: async () => {
+      expect(await grantsOf(sub())).toEqual(NO_GRANTS);
+    },
+  });
+
+  /** A role attempt as a row of the matrix. */
+  const roleOperation = (name: string, attempt: RoleAttempt, expected: Record<Principal, Expected>): Operation => ({
+    name,
+    call: (p) => attempt.call(tokens.get(p), p),
+    ok: (res, p) => attempt.ok(res, p),
+    ...(attempt.unchanged ? { unchanged: (p: Principal) => attempt.unchanged!(p) } : {}),
+    expected,
+  });
+
+  /** Admins (signed-in users) of S1 or of T's default sector; another tenant's sector is not found. */
+  const roleAdminExpectations = (): Record<Principal, Expected> => ({
+    'platform admin': NO_SECTOR,
+    "T's default-sector admin": OK,
+    'S1 admin': OK,
+    'S1 non-admin user': DENIED,
+    'S2 admin': DENIED,
+    "U's default-sector admin": NO_SECTOR,
+    'demoted T admin': DENIED,
+    ...UNAUTHENTICATED,
+  });
+
+  /** Admins over the S1 non-admin user's sector; another tenant's user is not found. */
+  const userRoleExpectations = (self: Expected): Record<Principal, Expected> => ({
+    'platform admin': NO_USER,
+    "T's default-sector admin": OK,
+    'S1 admin': OK,
+    'S1 non-admin user': self,
+    'S2 admin': DENIED,
+    "U's default-sector admin": NO_USER,
+    'demoted T admin': DENIED,
+    ...UNAUTHENTICATED,
+  });
 
   const OPERATIONS: Operation[] = [
     {
@@ -350,6 +517,12 @@ describe('role matrix', () => {
         ...UNAUTHENTICATED,
       },
     },
+    // The role rows come after the introspection row: that one answers the S1 user's roles as of now (none), and these assign them.
+    roleOperation('GET /api/v1/sectors/{S1}/roles', ROLE_ATTEMPTS.listRoles, roleAdminExpectations()),
+    roleOperation('PUT /api/v1/sectors/{S1}/roles/{name}', ROLE_ATTEMPTS.putRole, roleAdminExpectations()),
+    roleOperation('DELETE /api/v1/sectors/{S1}/roles/{name}', ROLE_ATTEMPTS.deleteRole, roleAdminExpectations()),
+    roleOperation('GET /api/v1/users/{S1 non-admin user}/roles', readUserRoles(() => s1UserID), userRoleExpectations(OK)),
+    roleOperation('PUT /api/v1/users/{S1 non-admin user}/roles', setUserRoles(() => s1UserID), userRoleExpectations(DENIED)),
   ];
 
   const describeExpected = (e: Expected) => (e === OK ? '200' : `${e.status} ${e.reason}`);
@@ -368,6 +541,56 @@ describe('role matrix', () => {
       expectWireError(res, expected.status, expected.code, expected.reason);
       if (op.unchanged) await op.unchanged(principal);
     }
+  });
+
+  /**
+   * The API-token cells of the role operations (the matrix's principals are signed-in
+   * users): a sector's API token reads its sector's roles but never defines them,
+   * reads and sets the roles of its sector's users who are not admins, reads an
+   * admin's roles but never sets them; another sector's token is refused everything.
+   */
+  describe('API tokens and the role operations', () => {
+    type TokenPrincipal = 'S1 API token' | 'S2 API token';
+    const apiTokens = new Map<TokenPrincipal, string>();
+
+    beforeAll(async () => {
+      for (const [who, sector] of [
+        ['S1 API token', S1],
+        ['S2 API token', S2],
+      ] as const) {
+        const res = await asTAdmin((a) => a.post(`/api/v1/sectors/${sector}/tokens`)).send({ name: who });
+        if (res.status !== 200 && res.status !== 201) throw new Error(`minting ${who} failed: ${res.status} ${JSON.stringify(res.body)}`);
+        apiTokens.set(who, res.body.token);
+      }
+    });
+
+    const attempts: Array<[string, RoleAttempt]> = [
+      ['GET /api/v1/sectors/{S1}/roles', ROLE_ATTEMPTS.listRoles],
+      ['PUT /api/v1/sectors/{S1}/roles/{name}', ROLE_ATTEMPTS.putRole],
+      ['DELETE /api/v1/sectors/{S1}/roles/{name}', ROLE_ATTEMPTS.deleteRole],
+      ['GET /api/v1/users/{S1 non-admin user}/roles', readUserRoles(() => s1UserID)],
+      ['PUT /api/v1/users/{S1 non-admin user}/roles', setUserRoles(() => s1UserID)],
+      ['GET /api/v1/users/{S1 admin}/roles', readUserRoles(() => s1AdminID)],
+      ['PUT /api/v1/users/{S1 admin}/roles', setUserRoles(() => s1AdminID)],
+    ];
+    const expectedOf: Record<TokenPrincipal, Expected[]> = {
+      'S1 API token': [OK, DENIED, DENIED, OK, OK, OK, DENIED],
+      'S2 API token': [DENIED, DENIED, DENIED, DENIED, DENIED, DENIED, DENIED],
+    };
+    const tokenCells = (['S1 API token', 'S2 API token'] as const).flatMap((who) =>
+      attempts.map(([name, attempt], i) => [name, who, describeExpected(expectedOf[who][i]), attempt, expectedOf[who][i]] as const),
+    );
+
+    it.each(tokenCells)('%s as %s → %s', async (_name, who, _label, attempt, expected) => {
+      const res = await attempt.call(apiTokens.get(who), who);
+      if (expected === OK) {
+        expect({ status: res.status, body: res.status === 200 ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
+        await attempt.ok(res, who);
+      } else {
+        expectWireError(res, expected.status, expected.code, expected.reason);
+        if (attempt.unchanged) await attempt.unchanged(who);
+      }
+    });
   });
 
   describe('stored state beats token claims', () => {

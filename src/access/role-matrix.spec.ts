@@ -75,6 +75,103 @@ describe('role matrix', () => {
 
   it.each([
     ['defaultAdmin', true],
+    ['s1Admin', true],
+    ['s1Token', false],
+    ['rootToken', false],
+    ['s1User', false],
+    ['s2Admin', false],
+    ['defaultUser', false],
+    ['platformUser', false],
+    ['otherTenantAdmin', false],
+    ['platformAdmin', false],
+  ] as const)("ROLE_ADMIN over sector S1 (defines its roles: signed-in admins only, never tokens): %s → %s", (who, expected) => {
+    expect(allows(Role.ROLE_ADMIN, principals[who], { sector: s1 })).toBe(expected);
+  });
+
+  it('ROLE_ADMIN needs a target', () => {
+    expect(allows(Role.ROLE_ADMIN, principals.defaultAdmin)).toBe(false);
+  });
+
+  /** Targets of the user-role rows, users of S1: a non-admin, an admin, and one of no known admin flag (which counts as an admin). */
+  const s1Member = { sector: s1, userId: 'member', userIsAdmin: false };
+  const s1AdminUser = { sector: s1, userId: 'admin', userIsAdmin: true };
+  const s1UnknownFlag = { sector: s1, userId: 'someone' };
+
+  it.each([
+    ['defaultAdmin', true],
+    ['s1Admin', true],
+    ['s1Token', true],
+    ['rootToken', false],
+    ['s1User', false],
+    ['s2Admin', false],
+    ['defaultUser', false],
+    ['platformUser', false],
+    ['otherTenantAdmin', false],
+    ['platformAdmin', false],
+  ] as const)("USER_ROLE_READER over a user of S1 (admins over the user's sector, its API tokens): %s → %s", (who, expected) => {
+    expect(allows(Role.USER_ROLE_READER, principals[who], s1Member)).toBe(expected);
+    expect(allows(Role.USER_ROLE_READER, principals[who], s1AdminUser)).toBe(expected);
+  });
+
+  it.each([
+    ['defaultAdmin', true, true],
+    ['s1Admin', true, true],
+    ['s1Token', true, false],
+    ['rootToken', false, false],
+    ['s1User', false, false],
+    ['s2Admin', false, false],
+    ['defaultUser', false, false],
+    ['platformUser', false, false],
+    ['otherTenantAdmin', false, false],
+    ['platformAdmin', false, false],
+  ] as const)('USER_ROLE_ASSIGNER over a user of S1 (signed-in admins; tokens for non-admins only): %s → member %s, admin %s', (who, overMember, overAdmin) => {
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals[who], s1Member)).toBe(overMember);
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals[who], s1AdminUser)).toBe(overAdmin);
+  });
+
+  describe('a user and their own roles', () => {
+    const me: Principal = { ...(user(T, 'S1', false) as object), userId: 'me' } as Principal;
+    const adminMe: Principal = { ...(user(T, 'S1', true) as object), userId: 'me' } as Principal;
+    const defaultAdminMe: Principal = { ...(user(T, T.rootSectorId, true) as object), userId: 'me' } as Principal;
+    const selfProof: Principal = { kind: 'transaction', tenant: T, sectorId: 'S1', userId: 'me', transactionId: 'x' };
+    const mine = { sector: s1, userId: 'me', userIsAdmin: false };
+    const mineAsAdmin = { sector: s1, userId: 'me', userIsAdmin: true };
+
+    it('reads them (a member included), but never by a transaction proof', () => {
+      expect(allows(Role.USER_ROLE_READER, me, mine)).toBe(true);
+      expect(allows(Role.USER_ROLE_READER, adminMe, mineAsAdmin)).toBe(true);
+      expect(allows(Role.USER_ROLE_READER, me, { sector: s1, userId: 'other', userIsAdmin: false })).toBe(false);
+      expect(allows(Role.USER_ROLE_READER, selfProof, mine)).toBe(false);
+    });
+
+    it('never sets them, not even as an admin over the sector', () => {
+      expect(allows(Role.USER_ROLE_ASSIGNER, me, mine)).toBe(false);
+      expect(allows(Role.USER_ROLE_ASSIGNER, adminMe, mineAsAdmin)).toBe(false);
+      expect(allows(Role.USER_ROLE_ASSIGNER, defaultAdminMe, { sector: route(T, T.rootSectorId), userId: 'me', userIsAdmin: true })).toBe(false);
+      expect(allows(Role.USER_ROLE_ASSIGNER, selfProof, mine)).toBe(false);
+      // The same admins set everyone else's.
+      expect(allows(Role.USER_ROLE_ASSIGNER, adminMe, s1Member)).toBe(true);
+    });
+
+    it('a transaction proof defines no roles', () => {
+      expect(allows(Role.ROLE_ADMIN, selfProof, { sector: s1 })).toBe(false);
+    });
+  });
+
+  it('USER_ROLE_ASSIGNER: an API token never sets the roles of a user whose admin flag is unknown', () => {
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals.s1Token, s1UnknownFlag)).toBe(false);
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals.s1Admin, s1UnknownFlag)).toBe(true);
+    expect(allows(Role.USER_ROLE_READER, principals.s1Token, s1UnknownFlag)).toBe(true);
+  });
+
+  it('USER_ROLE_READER and USER_ROLE_ASSIGNER need a target', () => {
+    expect(allows(Role.USER_ROLE_READER, principals.defaultAdmin)).toBe(false);
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals.defaultAdmin)).toBe(false);
+    expect(allows(Role.USER_ROLE_ASSIGNER, principals.defaultAdmin, { sector: s1 })).toBe(false);
+  });
+
+  it.each([
+    ['defaultAdmin', true],
     ['platformAdmin', true],
     ['otherTenantAdmin', true],
     ['s1Admin', false],
@@ -190,6 +287,12 @@ describe('role matrix', () => {
       [Role.USER_FACTOR_ADMIN, member, false],
       [Role.TOKEN_MANAGER, { sector: s1 }, false],
       [Role.AUDIT_READER, { sector: s1 }, false],
+      [Role.ROLE_ADMIN, { sector: s1 }, false],
+      [Role.USER_ROLE_READER, member, true],
+      [Role.USER_ROLE_READER, admin, true],
+      [Role.USER_ROLE_ASSIGNER, member, true],
+      [Role.USER_ROLE_ASSIGNER, admin, false],
+      [Role.USER_ROLE_ASSIGNER, unknownFlag, false],
       [Role.DEFAULT_SECTOR_ADMIN, {}, false],
       [Role.PLATFORM_ADMIN, {}, false],
     ] as const)('a token of S1: %s over %j → %s', (role, target, expected) => {
@@ -207,6 +310,9 @@ describe('role matrix', () => {
       [Role.USER_FACTOR_ADMIN, member],
       [Role.TOKEN_MANAGER, { sector: s1 }],
       [Role.AUDIT_READER, { sector: s1 }],
+      [Role.ROLE_ADMIN, { sector: s1 }],
+      [Role.USER_ROLE_READER, member],
+      [Role.USER_ROLE_ASSIGNER, member],
       [Role.DEFAULT_SECTOR_ADMIN, {}],
       [Role.PLATFORM_ADMIN, {}],
     ] as const)('a token of the default sector is not default-sector-wide: %s over S1 → false', (role, target) => {
@@ -218,6 +324,9 @@ describe('role matrix', () => {
       expect(allows(Role.USER_CREDENTIALS, principals.rootToken, rootMember)).toBe(false);
       expect(allows(Role.TOKEN_MANAGER, principals.rootToken, { sector: route(T, T.rootSectorId) })).toBe(false);
       expect(allows(Role.DEFAULT_SECTOR_ADMIN, principals.rootToken)).toBe(false);
+      expect(allows(Role.USER_ROLE_ASSIGNER, principals.rootToken, rootMember)).toBe(true);
+      expect(allows(Role.USER_ROLE_READER, principals.rootToken, rootMember)).toBe(true);
+      expect(allows(Role.ROLE_ADMIN, principals.rootToken, { sector: route(T, T.rootSectorId) })).toBe(false);
     });
 
     it('a token of the platform default sector holds no platform role', () => {
