@@ -11,6 +11,7 @@ const TenantsPage = lazy(() => import('./tenants/TenantsPage'));
 const SectorsPage = lazy(() => import('./sectors/SectorsPage'));
 const SettingsPage = lazy(() => import('./settings/SettingsPage'));
 const UsersPage = lazy(() => import('./users/UsersPage'));
+const RolesPage = lazy(() => import('./roles/RolesPage'));
 const TokensPage = lazy(() => import('./tokens/TokensPage'));
 const OAuthPage = lazy(() => import('./oauth/OAuthPage'));
 const ClientsPage = lazy(() => import('./clients/ClientsPage'));
@@ -177,6 +178,7 @@ export default function AdminApp() {
         <Route path="tenants" element={<Allow when={can.tenants}><TenantsPage /></Allow>} />
         <Route path="sectors" element={<Allow when={can.sectors}><SectorsPage /></Allow>} />
         <Route path="sectors/:sectorID/users" element={<SectorScreenRoute><UsersPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/roles" element={<SectorScreenRoute><RolesPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/settings" element={<SectorScreenRoute><SettingsPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/tokens" element={<SectorScreenRoute><TokensPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/oauth" element={<SectorScreenRoute><OAuthPage /></SectorScreenRoute>} />

@@ -4,10 +4,12 @@ import type {
   CreateOidcClientResponse,
   CreateSectorBody,
   CreateUserBody,
+  DeleteRoleResponse,
   DeleteOidcClientResponse,
   GetTenantResponse,
   ListApiTokensResponse,
   ListOidcClientsResponse,
+  ListRolesResponse,
   ListSectorsResponse,
   ListTenantsResponse,
   ListUsersResponse,
@@ -17,11 +19,14 @@ import type {
   OidcClientInput,
   ProvisionTenantBody,
   ProvisionTenantResponse,
+  PutRoleBody,
   ResendInviteResponse,
   RevokeApiTokenResponse,
   RotateOidcClientSecretResponse,
   Sector,
+  SectorRole,
   SectorSettings,
+  SetUserRolesBody,
   StatusResponse,
   TemplatePreview,
   TemplatePreviewBody,
@@ -31,6 +36,7 @@ import type {
   UpdateUserResponse,
   UserProfile,
   UserRef,
+  UserRoles,
 } from './types';
 import { queryOf } from './util';
 
@@ -75,6 +81,8 @@ export interface UserQuery {
   filterVerified?: 'true' | 'false';
   /** 'true': disabled users only; 'false': enabled users only. */
   filterDisabled?: 'true' | 'false';
+  /** Users holding the role of this name only. */
+  filterRole?: string;
   sortBy?: UserSort;
   sortDesc?: boolean;
 }
@@ -110,4 +118,16 @@ export const oidcClientsApi = {
   rotateSecret: (sectorID: string, clientID: string) =>
     api.post<RotateOidcClientSecretResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}/rotate-secret`),
   remove: (sectorID: string, clientID: string) => api.del<DeleteOidcClientResponse>(`/api/v1/sectors/${enc(sectorID)}/oidc/clients/${enc(clientID)}`),
+};
+
+/** The sector's roles (named sets of permission strings) and who holds them. */
+export const rolesApi = {
+  list: (sectorID: string) => api.get<ListRolesResponse>(`/api/v1/sectors/${enc(sectorID)}/roles`),
+  /** Creates the role or replaces its description and permissions (absent fields become empty). */
+  put: (sectorID: string, name: string, body: PutRoleBody) => api.put<SectorRole>(`/api/v1/sectors/${enc(sectorID)}/roles/${enc(name)}`, body),
+  /** Every holder loses it at once. */
+  remove: (sectorID: string, name: string) => api.del<DeleteRoleResponse>(`/api/v1/sectors/${enc(sectorID)}/roles/${enc(name)}`),
+  ofUser: (sub: string) => api.get<UserRoles>(`/api/v1/users/${enc(sub)}/roles`),
+  /** The user holds exactly these afterwards (never one's own account). */
+  setForUser: (sub: string, roles: string[]) => api.put<UserRoles>(`/api/v1/users/${enc(sub)}/roles`, { roles } satisfies SetUserRolesBody),
 };

@@ -2,8 +2,8 @@
  * What the console offers a signed-in user, from the role matrix (docs/api.md, Roles):
  * platform admins provision and read tenants; default-sector admins list and create
  * their tenant's sectors and administer every sector of it; a sector admin
- * administers their own sector only (settings, users, API tokens, social login,
- * the apps of its OpenID Provider).
+ * administers their own sector only (settings, users, their roles, API tokens,
+ * social login, the apps of its OpenID Provider).
  * The API still decides: a hidden link is a convenience, never the protection.
  */
 import type { Me } from '../auth/AuthContext';
@@ -26,10 +26,11 @@ export function abilitiesOf(me: Me | null): Abilities {
   };
 }
 
-export type SectorScreen = 'users' | 'settings' | 'tokens' | 'oauth' | 'clients';
+export type SectorScreen = 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients';
 
 export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
   { screen: 'users', label: 'Users' },
+  { screen: 'roles', label: 'Roles' },
   { screen: 'settings', label: 'Settings' },
   { screen: 'tokens', label: 'API tokens' },
   { screen: 'oauth', label: 'Social login' },

@@ -48,3 +48,10 @@ export type ListOidcClientsResponse = Schemas['ListOidcClientsResponse'];
 export type CreateOidcClientResponse = Schemas['CreateOidcClientResponse'];
 export type RotateOidcClientSecretResponse = Schemas['RotateOidcClientSecretResponse'];
 export type DeleteOidcClientResponse = Schemas['DeleteOidcClientResponse'];
+
+export type SectorRole = Schemas['RoleResponse'];
+export type ListRolesResponse = Schemas['ListRolesResponse'];
+export type PutRoleBody = Schemas['PutRoleDto'];
+export type DeleteRoleResponse = Schemas['DeleteRoleResponse'];
+export type UserRoles = Schemas['UserRolesResponse'];
+export type SetUserRolesBody = Schemas['SetUserRolesDto'];

@@ -4,8 +4,8 @@ import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 
 /** A role's name: lower case, starting with a letter, up to 63 characters of letters, digits and `_ . : -`. */
 export const ROLE_NAME = /^[a-z][a-z0-9_.:-]{0,62}$/;
 /** A permission: 1 to 128 printable characters (no control characters), not starting or ending with a space. */
-export const PERMISSION = /^(?=\S)[^\p{C}]{1,128}$(?<=\S)/u;
-export const MAX_PERMISSIONS_PER_ROLE = 100;
+const PERMISSION = /^(?=\S)[^\p{C}]{1,128}$(?<=\S)/u;
+const MAX_PERMISSIONS_PER_ROLE = 100;
 export const MAX_ROLES_PER_SECTOR = 1000;
 
 export class PutRoleDto {

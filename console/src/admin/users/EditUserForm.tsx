@@ -8,6 +8,7 @@ import { usersApi } from '../adminApi';
 import type { UserProfile } from '../types';
 import { formatTime } from '../util';
 import { AccountStatus } from './AccountStatus';
+import { UserRoles } from './UserRoles';
 import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from '../../api/profileFields';
 
 interface Values {
@@ -106,7 +107,7 @@ function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean
   );
 }
 
-/** Edits a user's profile and admin flag, and disables or enables them (PUT /users/{sub}). */
+/** Edits a user's profile and admin flag, disables or enables them (PUT /users/{sub}), and sets their roles (PUT /users/{sub}/roles). */
 export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; email: string; isAdmin: boolean; onDone: () => void }) {
   const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub) });
   return (
@@ -116,6 +117,8 @@ export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; ema
       {user.data ? <Editor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} /> : null}
       {/* Outside the editor's form: its confirmation dialog holds a form of its own. */}
       {user.data ? <AccountStatus user={user.data} /> : null}
+      {/* Saved on its own (PUT /users/{sub}/roles), like the account status. */}
+      {user.data ? <UserRoles user={user.data} /> : null}
     </Section>
   );
 }

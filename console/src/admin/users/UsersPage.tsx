@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useConfirmedRemoval, useToast, type ColumnDef, type SortingState } from '../../ui';
-import { usersApi, type UserQuery, type UserSort } from '../adminApi';
+import { rolesApi, usersApi, type UserQuery, type UserSort } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { UserListItem } from '../types';
 import { formatTime, useDebounced } from '../util';
@@ -13,6 +14,7 @@ import { EditUserForm } from './EditUserForm';
  * service (GET /sectors/{id}/users): the page holds one page of rows at a time,
  * so it stays fast whatever the sector's size. Create, invite and resend, edit,
  * disable or enable, delete with confirmation. Disabled users carry a "Disabled" badge.
+ * The Role filter lives in the address (`?role=<name>`), so the Roles page links to a role's holders.
  */
 
 const SORTS: Record<string, UserSort> = { name: 'name', email: 'email', createdAt: 'created_at', updatedAt: 'updated_at' };
@@ -33,6 +35,8 @@ export default function UsersPage() {
   const [email, setEmail] = useState('');
   const [verified, setVerified] = useState<'' | 'true' | 'false'>('');
   const [disabled, setDisabled] = useState<'' | 'true' | 'false'>('');
+  const [params, setParams] = useSearchParams();
+  const role = params.get('role') ?? '';
   const [pageSize, setPageSize] = useState(20);
   const [page, setPage] = useState(1);
   const [sorting, setSorting] = useState<SortingState>([{ id: 'createdAt', desc: true }]);
@@ -48,6 +52,7 @@ export default function UsersPage() {
     filterEmail,
     filterVerified: verified || undefined,
     filterDisabled: disabled || undefined,
+    filterRole: role || undefined,
     sortBy: SORTS[sorting[0]?.id ?? 'createdAt'],
     sortDesc: sorting[0]?.desc ?? false,
   };
@@ -57,6 +62,18 @@ export default function UsersPage() {
     placeholderData: keepPreviousData,
     enabled: !!sectorID,
   });
+  const roles = useQuery({ queryKey: ['roles', sectorID], queryFn: () => rolesApi.list(sectorID), enabled: !!sectorID });
+  const roleNames = roles.data?.roles.map((r) => r.name) ?? [];
+  const setRole = (name: string) => {
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      if (name) next.set('role', name);
+      else next.delete('role');
+      return next;
+    }, { replace: true });
+    setPage(1);
+  };
+  const filtered = !!(searchTerm || filterEmail || verified || disabled || role);
 
   const resend = useMutation({
     mutationFn: (u: UserListItem) => usersApi.resendInvite(u.sub),
@@ -169,6 +186,20 @@ export default function UsersPage() {
             />
           )}
         </Field>
+        <Field label="Role">
+          {(p) => (
+            <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
+              <option value="">Any</option>
+              {/* A role named in the address but not (or no longer) in the list stays selectable, so the filter never changes silently. */}
+              {role && !roleNames.includes(role) ? <option value={role}>{role}</option> : null}
+              {roleNames.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
         <Field label="Rows per page">
           {(p) => (
             <Select
@@ -186,8 +217,8 @@ export default function UsersPage() {
         data={users.data?.users}
         loading={users.isFetching}
         error={users.error}
-        emptyTitle={searchTerm || filterEmail || verified || disabled ? 'No user matches these filters.' : 'No users yet.'}
-        emptyBody={searchTerm || filterEmail || verified || disabled ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
+        emptyTitle={filtered ? 'No user matches these filters.' : 'No users yet.'}
+        emptyBody={filtered ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
         getRowId={(u) => u.sub}
         page={users.data?.currentPage ?? page}
         pageCount={users.data?.totalPages}
