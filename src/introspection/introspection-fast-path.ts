@@ -16,7 +16,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Lifecycle } from '../health/lifecycle';
 import { Metrics } from '../metrics/metrics.service';
 import { IntrospectDto, IntrospectionResponse } from './dto/introspection.dto';
-import { IntrospectionService } from './introspection.service';
+import { IntrospectionService, SerializedAnswer } from './introspection.service';
 
 const INTROSPECT_PATH = '/api/v1/introspect';
 /** Bodies up to this size take the fast path; bigger ones (never a real introspection) take the framework's. */
@@ -98,7 +98,7 @@ export class IntrospectionFastPath {
     });
   }
 
-  private async answer(req: IncomingMessage): Promise<IntrospectionResponse> {
+  private async answer(req: IncomingMessage): Promise<IntrospectionResponse | SerializedAnswer> {
     const body = parseStrictJson(await readBody(req));
     // On a repeated credential and token everything is cached: the synchronous
     // variants answer without a promise each, the same checks and errors.
@@ -108,7 +108,7 @@ export class IntrospectionFastPath {
     noteRequestScope(principal.tenant.id, principal.sectorId, actorOf(principal));
     if (!allows(Role.AUTHENTICATED, principal)) throw DomainError.permissionDenied();
     const token = this.wellFormedToken(body) ?? (await this.validatedToken(body));
-    return this.introspection.introspectCached(principal, token) ?? this.introspection.introspect(principal, token);
+    return this.introspection.introspectCachedPayload(principal, token) ?? this.introspection.introspect(principal, token);
   }
 
   /** The token of a body that passes the quick check; undefined for any other body. */
@@ -116,7 +116,8 @@ export class IntrospectionFastPath {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
     const token = (body as { token?: unknown }).token;
     if (typeof token !== 'string' || token.length === 0 || token.length > TOKEN_MAX) return undefined;
-    assertWellFormed(body);
+    // A body of the token alone in a JWT's characters holds nothing malformed; anything else is checked in full.
+    if (!(JWT_CHARS.test(token) && Object.keys(body).length === 1)) assertWellFormed(body);
     return token;
   }
 
@@ -128,10 +129,12 @@ export class IntrospectionFastPath {
 
   private send(res: ServerResponse, status: number, requestId: string, body: unknown, extra: Array<[string, string]>): void {
     if (res.headersSent || res.destroyed) return;
-    const payload = JSON.stringify(body);
+    // A cached answer comes serialized already.
+    const payload = body instanceof SerializedAnswer ? body.json : JSON.stringify(body);
+    const bytes = body instanceof SerializedAnswer ? body.bytes : Buffer.byteLength(payload);
     // One writeHead with a flat list: no per-header bookkeeping of setHeader.
     const headers = this.securityHeaders.slice();
-    headers.push('Cache-Control', 'no-store', 'X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(payload)));
+    headers.push('Cache-Control', 'no-store', 'X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(bytes));
     // An error's own headers (Retry-After, WWW-Authenticate; its X-Request-Id is the one above).
     for (const [name, value] of extra) if (name !== 'X-Request-Id') headers.push(name, value);
     res.writeHead(status, headers);
@@ -154,6 +157,9 @@ export class IntrospectionFastPath {
 function isIntrospectPath(url: string | undefined): boolean {
   return url === INTROSPECT_PATH || (url?.length === INTROSPECT_PATH.length && url.toLowerCase() === INTROSPECT_PATH);
 }
+
+/** The characters of a JWT (base64url parts and dots). */
+const JWT_CHARS = /^[A-Za-z0-9_.-]+$/;
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

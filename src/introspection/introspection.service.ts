@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { AccessTokenVerifier, VerifiedToken } from '../credentials/access-token-verifier';
+import type { AccessTokenClaims } from '../keys/access-token.service';
+import type { UserAuthState } from '../user/user.repository';
 import { Principal } from '../access/principal';
 import { int64 } from '../common/wire/wire';
 import { IntrospectionResponse } from './dto/introspection.dto';
 
 @Injectable()
 export class IntrospectionService {
+  /**
+   * The last answer serialized for each cached user state, with the claims it was
+   * made from: the answer is a pure function of the two, and both are the cache's
+   * own objects (a change of the user replaces the state object, so its answer goes
+   * with it).
+   */
+  private readonly payloads = new WeakMap<UserAuthState, { claims: AccessTokenClaims; payload: SerializedAnswer }>();
+
   constructor(private readonly verifier: AccessTokenVerifier) {}
 
   /**
@@ -17,11 +27,30 @@ export class IntrospectionService {
     return answerOf(await this.verifier.verify(token, caller.tenant.id));
   }
 
-  /** `introspect` without a promise when everything it needs is cached; undefined otherwise. */
-  introspectCached(caller: Principal, token: string): IntrospectionResponse | undefined {
+  /**
+   * `introspect`'s answer as JSON, without a promise, when everything it needs
+   * is cached (undefined otherwise): serialized once per token and user state, so a
+   * repeated introspection writes the same bytes again, however many roles and
+   * permissions the answer carries.
+   */
+  introspectCachedPayload(caller: Principal, token: string): SerializedAnswer | undefined {
     const verified = this.verifier.verifyCached(token, caller.tenant.id);
-    return verified && answerOf(verified);
+    if (!verified) return undefined;
+    const memo = this.payloads.get(verified.user);
+    if (memo !== undefined && memo.claims === verified.claims) return memo.payload;
+    const json = JSON.stringify(answerOf(verified));
+    const payload = new SerializedAnswer(json, Buffer.byteLength(json));
+    this.payloads.set(verified.user, { claims: verified.claims, payload });
+    return payload;
   }
+}
+
+/** An answer serialized once: its JSON text (a string, so Node writes it in one chunk with the headers) and its length in bytes. */
+export class SerializedAnswer {
+  constructor(
+    readonly json: string,
+    readonly bytes: number,
+  ) {}
 }
 
 function answerOf({ claims, user }: VerifiedToken): IntrospectionResponse {
