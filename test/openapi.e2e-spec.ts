@@ -36,6 +36,10 @@ describe('OpenAPI document and UI', () => {
     expect(doc.components.securitySchemes).toEqual(expect.objectContaining({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) }));
   });
 
+  it('holds no "$`", "$\'" or "$&": the docs page inlines the document with String.replace, which reads them as patterns and breaks the page', () => {
+    expect(JSON.stringify(doc).match(/\$[`'&]/g) ?? []).toEqual([]);
+  });
+
   it('lists the operations and the extensions of docs/api.md (Endpoints), with their methods', () => {
     const expected: Record<string, string[]> = {
       '/api/v1/sectors/{sectorID}/settings': ['get', 'put'],

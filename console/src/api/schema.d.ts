@@ -1813,7 +1813,7 @@ export interface components {
             id: string;
         };
         RoleResponse: {
-            /** @description Unique in the sector; matches `^[a-z][a-z0-9_.:-]{0,62}$`. */
+            /** @description Unique in the sector: a lower-case letter, then up to 62 lower-case letters, digits and `_ . : -`. */
             name: string;
             description: string;
             /** @description In the order given, without duplicates. */

@@ -30,7 +30,7 @@ export class PutRoleDto {
 }
 
 export class RoleResponse {
-  @ApiProperty({ description: 'Unique in the sector; matches `^[a-z][a-z0-9_.:-]{0,62}$`.' }) name: string;
+  @ApiProperty({ description: 'Unique in the sector: a lower-case letter, then up to 62 lower-case letters, digits and `_ . : -`.', pattern: '^[a-z][a-z0-9_.:-]{0,62}$' }) name: string;
   @ApiProperty() description: string;
   @ApiProperty({ type: [String], description: 'In the order given, without duplicates.' }) permissions: string[];
   @ApiProperty({ type: 'string', format: 'int64', description: 'Unix seconds.' }) createdAt: string;
