@@ -3,7 +3,7 @@
  *
  *   composition root   src/main.ts, src/app.module.ts,
  *                      src/entities.ts, src/openapi.ts, src/cli/
- *   features           auth/ (but its engine), account/, otp/, webauthn/, oauth/, oidc/, tenant/,
+ *   features           auth/ (but its engine), account/, otp/, webauthn/, oauth/, oidc/, scim/, tenant/,
  *                      credentials/, introspection/, health/, bootstrap/, console/
  *   sign-in engine     src/auth/engine/
  *   domain             user/, session/, keys/, mail/, sector/, settings/, api-token/, audit/, role/

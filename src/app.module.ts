@@ -32,6 +32,7 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { RoleModule } from './role/role.module';
+import { ScimModule } from './scim/scim.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { OidcModule } from './oidc/oidc.module';
@@ -64,6 +65,7 @@ export class AppModule implements NestModule {
         AccountModule,
         ApiTokenModule,
         RoleModule,
+        ScimModule,
         OtpModule,
         WebAuthnModule,
         OAuthModule,

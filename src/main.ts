@@ -64,8 +64,8 @@ export function logLevels(level: AppConfig['logLevel']): LogLevel[] {
   return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
 }
 
-/** JSON bodies: up to 1 MiB, objects and arrays only (body-parser's strict mode), on both adapters. */
-const JSON_BODY = { limit: '1mb', strict: true } as const;
+/** JSON bodies (`application/json`, and SCIM's `application/scim+json`): up to 1 MiB, objects and arrays only (body-parser's strict mode), on both adapters. */
+const JSON_BODY = { limit: '1mb', strict: true, type: ['application/json', 'application/scim+json'] };
 /** Fastify only: path parameters as long as Express takes (its default of 100 would turn long ids into 404s). */
 const MAX_PARAM_LENGTH = 16_384;
 

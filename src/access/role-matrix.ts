@@ -67,6 +67,8 @@ export enum Role {
    * API token of that sector when the user is not an admin; never the user themselves.
    */
   USER_ROLE_ASSIGNER = 'USER_ROLE_ASSIGNER',
+  /** Provision the target sector over SCIM: an API token of exactly that sector, nothing else. */
+  SCIM_CLIENT = 'SCIM_CLIENT',
 }
 
 /**
@@ -190,6 +192,8 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
     case Role.AUDIT_READER:
     case Role.ROLE_ADMIN:
       return sector !== undefined && isUserAdminOver(principal, sector);
+    case Role.SCIM_CLIENT:
+      return sector !== undefined && isSectorToken(principal, sector);
     case Role.USER_ROLE_READER:
       return sector !== undefined && (isAdminOver(principal, sector) || isSelf(principal, userId));
     case Role.USER_ROLE_ASSIGNER:

@@ -10,5 +10,6 @@ import { RoleService } from './role.service';
   imports: [AuditModule, UserModule],
   controllers: [RoleController],
   providers: [RoleRepository, RoleService],
+  exports: [RoleRepository],
 })
 export class RoleModule {}

@@ -67,6 +67,22 @@ export class RoleRepository {
     return tx.rows('SELECT id, name FROM roles WHERE sector_id = $1 AND name = ANY($2::text[]) FOR SHARE', [sectorId, names]);
   }
 
+  /** The roles each of these users holds (id and name, by name). */
+  async heldBy(db: TenantDb, userIds: string[]): Promise<Map<string, Array<{ id: string; name: string }>>> {
+    const rows = await db.read<{ userId: string; id: string; name: string }>(
+      `SELECT ur.user_id AS "userId", r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+        WHERE ur.user_id = ANY($1::uuid[]) ORDER BY r.name COLLATE "C"`,
+      [userIds],
+    );
+    const out = new Map<string, Array<{ id: string; name: string }>>();
+    for (const r of rows) {
+      const list = out.get(r.userId) ?? [];
+      list.push({ id: r.id, name: r.name });
+      out.set(r.userId, list);
+    }
+    return out;
+  }
+
   /** Makes the user hold exactly `roleIds`, in one statement; the names of the roles added and removed. */
   async setHoldings(tx: TenantDb, userId: string, roleIds: string[]): Promise<{ added: string[]; removed: string[] }> {
     const [row] = await tx.rows<{ added: string[] | null; removed: string[] | null }>(

@@ -53,6 +53,10 @@ export class UserEntity {
   @Column('timestamptz', { name: 'credentials_changed_at', nullable: true }) credentialsChangedAt: Date | null;
   /** When an admin disabled the user (null: enabled): no sign-in, no live session. */
   @Column('timestamptz', { name: 'disabled_at', nullable: true }) disabledAt: Date | null;
+  /** The provisioning directory's own id for the user (SCIM `externalId`); null when none sent one. */
+  @Column('text', { name: 'external_id', nullable: true }) externalId: string | null;
+  /** SCIM attributes without a column of their own, as the directory sent them (tenant migration Scim). */
+  @Column('jsonb', { default: {} }) scim: Record<string, unknown>;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -233,7 +233,7 @@ export class UserService {
    * enables the user, in the caller's transaction; `user.disabled` or
    * `user.enabled`. Answers what to do after the commit.
    */
-  private async setDisabled(tx: TenantDb, user: UserEntity, disabled: boolean): Promise<AfterSignOut | undefined> {
+  async setDisabled(tx: TenantDb, user: UserEntity, disabled: boolean): Promise<AfterSignOut | undefined> {
     if (disabled && user.isAdmin) await this.assertNotLastAdmin(tx, user);
     if (!(await this.users.setDisabled(tx, user.id, disabled))) return undefined;
     await this.audit.record(tx, { type: disabled ? 'user.disabled' : 'user.enabled', sectorId: user.sectorId, target: { kind: 'user', id: user.id } });

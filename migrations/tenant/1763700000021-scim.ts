@@ -1,0 +1,32 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * What SCIM provisioning (RFC 7643/7644) keeps of a user beyond the profile columns:
+ *
+ *  - `users.external_id`: the directory's own id for the user (SCIM `externalId`),
+ *    indexed per sector for the `externalId eq "…"` lookups directories start with;
+ *  - `users.scim`: the SCIM attributes that have no column of their own, as the
+ *    directory sent them: every email and phone number (`emails`, `phoneNumbers`;
+ *    the primary ones are also the user's `email` and `phone_number`), the name's
+ *    `formatted`, `honorificPrefix` and `honorificSuffix`, `title`, `userType`,
+ *    `preferredLanguage`, and the enterprise extension (`enterprise`: employee
+ *    number, cost centre, organization, division, department, manager);
+ *  - `roles.external_id`: a group's `externalId` (SCIM groups are roles).
+ */
+export class Scim1763700000021 implements MigrationInterface {
+  name = 'Scim1763700000021';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE users ADD COLUMN external_id text`);
+    await q.query(`ALTER TABLE users ADD COLUMN scim jsonb NOT NULL DEFAULT '{}'`);
+    await q.query(`CREATE INDEX users_external_id_idx ON users (sector_id, external_id) WHERE external_id IS NOT NULL`);
+    await q.query(`ALTER TABLE roles ADD COLUMN external_id text`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE roles DROP COLUMN external_id`);
+    await q.query(`DROP INDEX users_external_id_idx`);
+    await q.query(`ALTER TABLE users DROP COLUMN scim`);
+    await q.query(`ALTER TABLE users DROP COLUMN external_id`);
+  }
+}

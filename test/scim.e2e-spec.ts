@@ -1,0 +1,160 @@
+import { createSector, ProvisionedTenant, provisionTenant } from './support/factories';
+import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * SCIM 2.0 provisioning of a sector's users (`/scim/v2/{sectorID}`): the requests a
+ * directory sends, with whole-body assertions, and their effect on sign-in and
+ * introspection.
+ */
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+const VERSION = expect.stringMatching(/^W\/"[0-9a-z]+"$/);
+
+describe('SCIM 2.0 users', () => {
+  let t: TestApp;
+  let a: ProvisionedTenant;
+  let sector: string;
+  let token: string;
+  let base: string;
+  const scim = () => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/scim+json' });
+  const path = (p: string) => `/scim/v2/${sector}${p}`;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: NO_THROTTLE });
+    a = await provisionTenant(t);
+    sector = await createSector(t, a.adminToken);
+    token = (await t.http().post(`/api/v1/sectors/${sector}/tokens`).set('Authorization', `Bearer ${a.adminToken}`).send({ name: 'entra' })).body.token;
+    base = `${t.config.publicUrl}/scim/v2/${sector}`;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('provisions a user as Entra ID does: look up by userName, create, update, deactivate, reactivate, delete', async () => {
+    // 1. Entra ID first asks whether the user exists.
+    const lookup = await t.http().get(path('/Users')).query({ filter: 'userName eq "Test_User_ab6490ee@contoso.com"' }).set(scim());
+    expect(lookup.status).toBe(200);
+    expect(lookup.headers['content-type']).toMatch(/^application\/scim\+json/);
+    expect(lookup.body).toEqual({ schemas: [LIST], totalResults: 0, itemsPerPage: 0, startIndex: 1, Resources: [] });
+
+    // 2. It creates it.
+    const created = await t
+      .http()
+      .post(path('/Users'))
+      .set(scim())
+      .send({
+        schemas: [USER, ENTERPRISE],
+        externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
+        userName: 'Test_User_ab6490ee@contoso.com',
+        active: true,
+        emails: [{ primary: true, type: 'work', value: 'Test_User_fd0ea19b@contoso.com' }],
+        meta: { resourceType: 'User' },
+        name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+        roles: [],
+        [ENTERPRISE]: { department: 'Sales', employeeNumber: '701984', manager: { value: 'boss-id' } },
+      });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.headers.location).toBe(`${base}/Users/${id}`);
+    expect(created.headers.etag).toEqual(VERSION);
+    expect(created.body).toEqual({
+      schemas: [USER, ENTERPRISE],
+      id,
+      externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
+      userName: 'Test_User_ab6490ee@contoso.com',
+      name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+      active: true,
+      emails: [{ value: 'Test_User_fd0ea19b@contoso.com', type: 'work', primary: true }],
+      [ENTERPRISE]: { department: 'Sales', employeeNumber: '701984', manager: { value: 'boss-id' } },
+      meta: { resourceType: 'User', created: ISO, lastModified: ISO, location: `${base}/Users/${id}`, version: VERSION },
+    });
+    // The service's own API sees the same user, with no password and nothing mailed.
+    const profile = await t.http().get(`/api/v1/users/${id}`).set('Authorization', `Bearer ${a.adminToken}`);
+    expect(profile.body).toMatchObject({ sub: id, disabled: false, email: 'Test_User_fd0ea19b@contoso.com', givenName: 'givenName', familyName: 'familyName', emailVerified: false });
+
+    // 3. Found by userName (case-insensitively) and by externalId.
+    const found = await t.http().get(path('/Users')).query({ filter: 'userName eq "test_user_AB6490EE@contoso.com"' }).set(scim());
+    expect(found.body).toMatchObject({ totalResults: 1, itemsPerPage: 1, Resources: [{ id }] });
+    expect((await t.http().get(path('/Users')).query({ filter: 'externalId eq "0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef"' }).set(scim())).body.totalResults).toBe(1);
+
+    // 4. Entra ID's PATCH forms: capitalised op, path-less values with dotted keys, a filtered path.
+    const patched = await t
+      .http()
+      .patch(path(`/Users/${id}`))
+      .set(scim())
+      .send({
+        schemas: [PATCH_OP],
+        Operations: [
+          { op: 'Replace', path: 'displayName', value: 'Test User' },
+          { op: 'Replace', path: 'emails[type eq "work"].value', value: 'updatedEmail@contoso.com' },
+          { op: 'Add', value: { 'name.givenName': 'Barbara', [`${ENTERPRISE}:department`]: 'Marketing' } },
+        ],
+      });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      displayName: 'Test User',
+      name: { givenName: 'Barbara', familyName: 'familyName' },
+      emails: [{ value: 'updatedEmail@contoso.com', type: 'work', primary: true }],
+      [ENTERPRISE]: { department: 'Marketing', employeeNumber: '701984' },
+    });
+
+    // 5. Deactivate ("False" as a string, as Entra ID sends it): the user is disabled.
+    const deactivated = await t
+      .http()
+      .patch(path(`/Users/${id}`))
+      .set(scim())
+      .send({ schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] });
+    expect(deactivated.body.active).toBe(false);
+    expect((await t.http().get(`/api/v1/users/${id}`).set('Authorization', `Bearer ${a.adminToken}`)).body.disabled).toBe(true);
+    expect((await t.http().get(path('/Users')).query({ filter: 'active eq false' }).set(scim())).body.Resources.map((u: { id: string }) => u.id)).toEqual([id]);
+
+    // 6. Reactivate.
+    const reactivated = await t.http().patch(path(`/Users/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: true } }] });
+    expect(reactivated.body.active).toBe(true);
+
+    // 7. Delete: 204, then 404 in SCIM's error body.
+    const deleted = await t.http().delete(path(`/Users/${id}`)).set(scim());
+    expect(deleted.status).toBe(204);
+    const gone = await t.http().get(path(`/Users/${id}`)).set(scim());
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ schemas: [ERROR], status: '404', detail: expect.any(String) });
+  });
+
+  it('answers 409 uniqueness for a taken userName, 400 invalidFilter for a malformed filter, 401 for anything but the sector’s token', async () => {
+    const body = { schemas: [USER], userName: 'dup@example.com', emails: [{ value: 'dup@example.com', primary: true }] };
+    expect((await t.http().post(path('/Users')).set(scim()).send(body)).status).toBe(201);
+    const dup = await t.http().post(path('/Users')).set(scim()).send({ ...body, userName: 'DUP@example.com', emails: [] });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ schemas: [ERROR], status: '409', scimType: 'uniqueness', detail: expect.any(String) });
+
+    const bad = await t.http().get(path('/Users')).query({ filter: 'userName eq' }).set(scim());
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidFilter', detail: expect.any(String) });
+
+    for (const auth of [undefined, `Bearer ${a.adminToken}`, 'Bearer iam_nonsense']) {
+      const req = t.http().get(path('/Users'));
+      const res = await (auth ? req.set('Authorization', auth) : req);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { schemas: [ERROR], status: '401', detail: expect.any(String) } });
+    }
+  });
+
+  it('describes itself: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
+    const spc = await t.http().get(path('/ServiceProviderConfig')).set(scim());
+    expect(spc.body).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 200 },
+      etag: { supported: true },
+      authenticationSchemes: [expect.objectContaining({ type: 'oauthbearertoken' })],
+    });
+    const types = await t.http().get(path('/ResourceTypes')).set(scim());
+    expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User']);
+    const schemas = await t.http().get(path('/Schemas')).set(scim());
+    expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER, ENTERPRISE]);
+  });
+});
