@@ -144,6 +144,66 @@ describe('SCIM 2.0 users', () => {
     }
   });
 
+  it('keeps groups as Entra ID does: create, find by displayName, add and remove members, rename, delete — each seen in introspection', async () => {
+    const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+    const member = await t.http().post(path('/Users')).set(scim()).send({ schemas: [USER], userName: 'member@contoso.com', emails: [{ value: 'member@contoso.com', primary: true }] });
+    const memberID = member.body.id as string;
+    await t.http().post(`/api/v1/users/${memberID}/password`).set('Authorization', `Bearer ${a.adminToken}`).send({ newPassword: 'member-password-1' });
+    const login = await t.http().post('/api/v1/login/password').send({ username: 'member@contoso.com', password: 'member-password-1', sectorID: sector });
+    expect(login.body.status).toBe('SUCCESS');
+    const roles = async () => (await t.http().post('/api/v1/introspect').set('Authorization', `Bearer ${a.adminToken}`).send({ token: login.body.token })).body.roles;
+    expect(await roles()).toEqual([]);
+
+    const created = await t.http().post(path('/Groups')).set(scim()).send({ schemas: [GROUP], displayName: 'Sales Team', externalId: 'grp-1', members: [] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.headers.location).toBe(`${base}/Groups/${id}`);
+    expect(created.body).toEqual({
+      schemas: [GROUP],
+      id,
+      externalId: 'grp-1',
+      displayName: 'Sales Team',
+      members: [],
+      meta: { resourceType: 'Group', created: ISO, lastModified: ISO, location: `${base}/Groups/${id}`, version: VERSION },
+    });
+    // The group is the sector's role `sales-team`, with no permissions yet.
+    const sectorRoles = await t.http().get(`/api/v1/sectors/${sector}/roles`).set('Authorization', `Bearer ${a.adminToken}`);
+    expect(sectorRoles.body.roles).toEqual([expect.objectContaining({ name: 'sales-team', permissions: [] })]);
+
+    const found = await t.http().get(path('/Groups')).query({ filter: 'displayName eq "sales team"', excludedAttributes: 'members' }).set(scim());
+    expect(found.body).toEqual({ schemas: [LIST], totalResults: 1, itemsPerPage: 1, startIndex: 1, Resources: [{ schemas: [GROUP], id, externalId: 'grp-1', displayName: 'Sales Team', meta: expect.any(Object) }] });
+
+    const add = await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'Add', path: 'members', value: [{ value: memberID }] }] });
+    expect(add.status).toBe(200);
+    expect(add.body.members).toEqual([{ value: memberID, display: 'member@contoso.com', type: 'User', $ref: `${base}/Users/${memberID}` }]);
+    expect(await roles()).toEqual(['sales-team']);
+    expect((await t.http().get(path(`/Users/${memberID}`)).set(scim())).body.groups).toEqual([{ value: id, display: 'sales-team', $ref: `${base}/Groups/${id}` }]);
+
+    const rename = await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'Replace', value: { displayName: 'Sales EMEA' } }] });
+    expect(rename.body.displayName).toBe('Sales EMEA');
+    expect(await roles()).toEqual(['sales-emea']);
+
+    // Entra ID removes a member by value; Okta and others by a filtered path.
+    const removed = await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'Remove', path: 'members', value: [{ value: memberID }] }] });
+    expect(removed.body.members).toEqual([]);
+    expect(await roles()).toEqual([]);
+    await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: memberID }] }] });
+    expect(await roles()).toEqual(['sales-emea']);
+    await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${memberID}"]` }] });
+    expect(await roles()).toEqual([]);
+
+    const unknown = await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: '00000000-0000-4000-8000-000000000000' }] }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidValue', detail: expect.any(String) });
+    const dup = await t.http().post(path('/Groups')).set(scim()).send({ schemas: [GROUP], displayName: 'SALES emea' });
+    expect(dup.status).toBe(409);
+
+    await t.http().patch(path(`/Groups/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: memberID }] }] });
+    expect((await t.http().delete(path(`/Groups/${id}`)).set(scim())).status).toBe(204);
+    expect(await roles()).toEqual([]);
+    expect((await t.http().get(path(`/Groups/${id}`)).set(scim())).status).toBe(404);
+  });
+
   it('describes itself: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
     const spc = await t.http().get(path('/ServiceProviderConfig')).set(scim());
     expect(spc.body).toMatchObject({
@@ -153,8 +213,8 @@ describe('SCIM 2.0 users', () => {
       authenticationSchemes: [expect.objectContaining({ type: 'oauthbearertoken' })],
     });
     const types = await t.http().get(path('/ResourceTypes')).set(scim());
-    expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User']);
+    expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
     const schemas = await t.http().get(path('/Schemas')).set(scim());
-    expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER, ENTERPRISE]);
+    expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER, 'urn:ietf:params:scim:schemas:core:2.0:Group', ENTERPRISE]);
   });
 });

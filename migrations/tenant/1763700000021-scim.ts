@@ -11,7 +11,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *    `formatted`, `honorificPrefix` and `honorificSuffix`, `title`, `userType`,
  *    `preferredLanguage`, and the enterprise extension (`enterprise`: employee
  *    number, cost centre, organization, division, department, manager);
- *  - `roles.external_id`: a group's `externalId` (SCIM groups are roles).
+ *  - `roles.external_id` and `roles.display_name`: a group's `externalId` and the
+ *    `displayName` the directory gave it (SCIM groups are roles; the role's name,
+ *    which tokens carry, is derived from the display name, see src/scim).
  */
 export class Scim1763700000021 implements MigrationInterface {
   name = 'Scim1763700000021';
@@ -21,9 +23,11 @@ export class Scim1763700000021 implements MigrationInterface {
     await q.query(`ALTER TABLE users ADD COLUMN scim jsonb NOT NULL DEFAULT '{}'`);
     await q.query(`CREATE INDEX users_external_id_idx ON users (sector_id, external_id) WHERE external_id IS NOT NULL`);
     await q.query(`ALTER TABLE roles ADD COLUMN external_id text`);
+    await q.query(`ALTER TABLE roles ADD COLUMN display_name text NOT NULL DEFAULT ''`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE roles DROP COLUMN display_name`);
     await q.query(`ALTER TABLE roles DROP COLUMN external_id`);
     await q.query(`DROP INDEX users_external_id_idx`);
     await q.query(`ALTER TABLE users DROP COLUMN scim`);

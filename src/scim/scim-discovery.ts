@@ -1,4 +1,4 @@
-import { ENTERPRISE_SCHEMA, USER_SCHEMA } from './scim-user-query';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from './scim-user-query';
 import { MAX_RESULTS } from './scim-resources';
 
 /** The discovery documents of a sector's SCIM service provider (RFC 7644 §4, RFC 7643 §5–7). */
@@ -40,6 +40,15 @@ export function resourceTypes(base: string): Array<Record<string, unknown>> {
       schema: USER_SCHEMA,
       schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: "A group: one of the sector's roles, its members the users holding it",
+      schema: GROUP_SCHEMA,
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
     },
   ];
 }
@@ -100,9 +109,26 @@ const ENTERPRISE_ATTRIBUTES: Attribute[] = [
   attr('manager', { type: 'complex', subAttributes: [attr('value'), attr('displayName', { mutability: 'readOnly' })] }),
 ];
 
+const GROUP_ATTRIBUTES: Attribute[] = [
+  attr('displayName', { required: true, uniqueness: 'server' }),
+  attr('members', {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [attr('value', { mutability: 'immutable' }), attr('$ref', { type: 'reference', referenceTypes: ['User'], mutability: 'immutable' }), attr('type', { canonicalValues: ['User'], mutability: 'immutable' })],
+  }),
+];
+
 export function schemas(base: string): Array<Record<string, unknown>> {
   return [
     { schemas: [SCHEMA_SCHEMA], id: USER_SCHEMA, name: 'User', description: 'User Account', attributes: USER_ATTRIBUTES, meta: { resourceType: 'Schema', location: `${base}/Schemas/${USER_SCHEMA}` } },
+    {
+      schemas: [SCHEMA_SCHEMA],
+      id: GROUP_SCHEMA,
+      name: 'Group',
+      description: 'Group',
+      attributes: GROUP_ATTRIBUTES,
+      meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA}` },
+    },
     {
       schemas: [SCHEMA_SCHEMA],
       id: ENTERPRISE_SCHEMA,

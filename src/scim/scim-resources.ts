@@ -1,5 +1,16 @@
 import { ScimError } from './scim-error';
 
+/** A resource's version (its ETag): weak, from the row's last change. */
+export function versionOf(row: { updatedAt: Date }): string {
+  return `W/"${row.updatedAt.getTime().toString(36)}"`;
+}
+
+/** `If-Match` (RFC 7644 §3.14): a version other than the resource's is 412; `*` matches any. */
+export function checkVersion(row: { updatedAt: Date }, ifMatch: string | undefined): void {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return;
+  if (!ifMatch.split(',').map((v) => v.trim()).includes(versionOf(row))) throw new ScimError(412, 'The resource has changed since that version (If-Match).');
+}
+
 /** The query parameters of SCIM reads (RFC 7644 §3.4.2, §3.9). */
 export interface ScimListQuery {
   filter?: string;

@@ -72,13 +72,57 @@ const MULTI: Record<string, { array: string; subs: Record<string, Kind> }> = {
   groups: { array: GROUPS_SQL, subs: { value: 'exact', display: 'string' } },
 };
 
+/** What a resource type can be filtered on: its schema, single-valued attributes and multi-valued ones. */
+interface Table {
+  schema: string;
+  columnOf: (path: AttrPath) => Column;
+  multi: Record<string, { array: string; subs: Record<string, Kind> }>;
+}
+
+const USERS: Table = { schema: USER_SCHEMA, columnOf, multi: MULTI };
+
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+/** Groups are roles (`roles r`): `displayName` is the name the directory gave (or the role's name), `members` the holders. */
+const GROUPS: Table = {
+  schema: GROUP_SCHEMA,
+  columnOf: (path) => {
+    const key = path.sub === undefined ? path.attr : `${path.attr}.${path.sub}`;
+    const column = path.uri === undefined || path.uri.toLowerCase() === GROUP_SCHEMA.toLowerCase() ? GROUP_COLUMNS[key] : undefined;
+    if (!column) throw new ScimFilterError(`"${name(path)}" cannot be filtered on`);
+    return column;
+  },
+  multi: {
+    members: {
+      array: `(SELECT coalesce(jsonb_agg(jsonb_build_object('value', ur.user_id::text)), '[]'::jsonb) FROM user_roles ur WHERE ur.role_id = r.id)`,
+      subs: { value: 'exact' },
+    },
+  },
+};
+
+const GROUP_COLUMNS: Record<string, Column> = {
+  id: { sql: 'r.id::text', kind: 'exact' },
+  externalid: { sql: 'r.external_id', kind: 'exact' },
+  displayname: { sql: `coalesce(nullif(r.display_name, ''), r.name)`, kind: 'string' },
+  'meta.created': { sql: 'r.created_at', kind: 'datetime' },
+  'meta.lastmodified': { sql: 'r.updated_at', kind: 'datetime' },
+};
+
 /** The WHERE clause over `users u` for `filter`, its parameters numbered after `params` (which it extends). */
 export function userFilterSql(filter: Filter, params: unknown[]): string {
-  return new Translator(params).filter(filter);
+  return new Translator(params, USERS).filter(filter);
+}
+
+/** The WHERE clause over `roles r` (a sector's groups) for `filter`. */
+export function groupFilterSql(filter: Filter, params: unknown[]): string {
+  return new Translator(params, GROUPS).filter(filter);
 }
 
 class Translator {
-  constructor(private readonly params: unknown[]) {}
+  constructor(
+    private readonly params: unknown[],
+    private readonly table: Table,
+  ) {}
 
   filter(f: Filter): string {
     switch (f.kind) {
@@ -96,19 +140,19 @@ class Translator {
   }
 
   private attr(path: AttrPath, test: Test): string {
-    const multi = path.uri === undefined || path.uri.toLowerCase() === USER_SCHEMA.toLowerCase() ? MULTI[path.attr] : undefined;
+    const multi = path.uri === undefined || path.uri.toLowerCase() === this.table.schema.toLowerCase() ? this.table.multi[path.attr] : undefined;
     if (multi) {
       // `emails.value eq "x"` (an element whose value is "x"); `emails eq "x"` tests the elements' value; `emails pr`, any element.
       if (path.sub === undefined && test.op === 'pr') return `(jsonb_array_length(${multi.array}) > 0)`;
       const sub = path.sub ?? 'value';
       return `EXISTS (SELECT 1 FROM jsonb_array_elements(${multi.array}) e WHERE ${this.elementTest(path, multi.subs, sub, test)})`;
     }
-    const column = columnOf(path);
+    const column = this.table.columnOf(path);
     return compare(column.sql, column.kind, test, this.params, path);
   }
 
   private valuePath(path: AttrPath, inner: Filter, then: { sub: string; test: Test } | undefined): string {
-    const multi = path.uri === undefined || path.uri.toLowerCase() === USER_SCHEMA.toLowerCase() ? MULTI[path.attr] : undefined;
+    const multi = path.uri === undefined || path.uri.toLowerCase() === this.table.schema.toLowerCase() ? this.table.multi[path.attr] : undefined;
     if (!multi || path.sub !== undefined) throw new ScimFilterError(`"${name(path)}" is not a multi-valued attribute`);
     const conditions = [this.element(path, multi.subs, inner)];
     if (then) conditions.push(this.elementTest(path, multi.subs, then.sub, then.test));

@@ -14,8 +14,8 @@ import { UserService } from '../user/user.service';
 import { ScimError } from './scim-error';
 import { parseScimFilter } from './scim-filter';
 import { applyPatch } from './scim-patch';
-import { project, ScimListQuery, listWindow } from './scim-resources';
-import { ScimUserRow, scimUserInput, toScimUser, userColumns, versionOf } from './scim-user';
+import { checkVersion, listWindow, project, ScimListQuery, versionOf } from './scim-resources';
+import { ScimUserRow, scimUserInput, toScimUser, userColumns } from './scim-user';
 import { ENTERPRISE_SCHEMA, userFilterSql, USER_SCHEMA } from './scim-user-query';
 
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -170,9 +170,3 @@ export class ScimUserService {
 
 const adminRefused = () => new ScimError(403, 'This user is an admin of the service: admins are managed in the console or the API by another admin, never by provisioning.');
 
-/** `If-Match` (RFC 7644 §3.14): a version other than the resource's is 412. */
-function checkVersion(row: { updatedAt: Date }, ifMatch: string | undefined): void {
-  if (ifMatch === undefined || ifMatch.trim() === '*') return;
-  const wanted = ifMatch.split(',').map((v) => v.trim());
-  if (!wanted.includes(versionOf(row))) throw new ScimError(412, 'The resource has changed since that version (If-Match).');
-}

@@ -1,6 +1,7 @@
 import { isEmail } from 'class-validator';
 import type { UserEntity } from '../user/user.entity';
 import { ScimError } from './scim-error';
+import { versionOf } from './scim-resources';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from './scim-user-query';
 
 /**
@@ -248,9 +249,4 @@ export function toScimUser(row: ScimUserRow, groups: GroupRef[], base: string): 
       version: versionOf(row),
     },
   });
-}
-
-/** The resource's version (its ETag): weak, from the row's last change. */
-export function versionOf(row: { updatedAt: Date }): string {
-  return `W/"${row.updatedAt.getTime().toString(36)}"`;
 }

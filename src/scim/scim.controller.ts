@@ -8,6 +8,7 @@ import { SectorScope } from '../settings/sector-scope';
 import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery';
 import { SCIM_CONTENT_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
 import { ScimListQuery } from './scim-resources';
+import { ScimGroupService } from './scim-group.service';
 import { LIST_SCHEMA, ScimUserService, ScimWritten } from './scim-user.service';
 
 const SCIM_CLIENT = { role: Role.SCIM_CLIENT, sectorFrom: 'param' } as const;
@@ -24,6 +25,7 @@ const SCIM_CLIENT = { role: Role.SCIM_CLIENT, sectorFrom: 'param' } as const;
 export class ScimController {
   constructor(
     private readonly users: ScimUserService,
+    private readonly groups: ScimGroupService,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -117,6 +119,63 @@ export class ScimController {
   @Authenticated(SCIM_CLIENT)
   async deleteUser(@TargetScope() scope: SectorScope, @Param('id') id: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
     await this.users.delete(scope, id, ifMatch);
+  }
+
+  @Get('Groups')
+  @Authenticated(SCIM_CLIENT)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  listGroups(@TargetScope() scope: SectorScope, @Query() query: ScimListQuery): Promise<Record<string, unknown>> {
+    return this.groups.list(scope, query);
+  }
+
+  @Get('Groups/:id')
+  @Authenticated(SCIM_CLIENT)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  async getGroup(@TargetScope() scope: SectorScope, @Param('id') id: string, @Query() query: ScimListQuery, @Res({ passthrough: true }) res: unknown): Promise<Record<string, unknown>> {
+    return this.answer(res, await this.groups.get(scope, id, query));
+  }
+
+  @Post('Groups')
+  @HttpCode(201)
+  @Authenticated(SCIM_CLIENT)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  async createGroup(@TargetScope() scope: SectorScope, @Body() body: unknown, @Res({ passthrough: true }) res: unknown): Promise<Record<string, unknown>> {
+    const written = await this.groups.create(scope, body);
+    this.adapterHost.httpAdapter.setHeader(res, 'Location', written.location);
+    return this.answer(res, written);
+  }
+
+  @Put('Groups/:id')
+  @Authenticated(SCIM_CLIENT)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  async replaceGroup(
+    @TargetScope() scope: SectorScope,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: unknown,
+  ): Promise<Record<string, unknown>> {
+    return this.answer(res, await this.groups.replace(scope, id, body, ifMatch));
+  }
+
+  @Patch('Groups/:id')
+  @Authenticated(SCIM_CLIENT)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  async patchGroup(
+    @TargetScope() scope: SectorScope,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: unknown,
+  ): Promise<Record<string, unknown>> {
+    return this.answer(res, await this.groups.patch(scope, id, body, ifMatch));
+  }
+
+  @Delete('Groups/:id')
+  @HttpCode(204)
+  @Authenticated(SCIM_CLIENT)
+  async deleteGroup(@TargetScope() scope: SectorScope, @Param('id') id: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    await this.groups.delete(scope, id, ifMatch);
   }
 
   /** The resource, with its version as the ETag header. */

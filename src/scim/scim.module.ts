@@ -4,12 +4,13 @@ import { RoleModule } from '../role/role.module';
 import { UserModule } from '../user/user.module';
 import { ScimController } from './scim.controller';
 import { ScimExceptionFilter } from './scim-error';
+import { ScimGroupService } from './scim-group.service';
 import { ScimUserService } from './scim-user.service';
 
 /** Each sector's SCIM 2.0 service provider: provisioning from Entra ID, Okta and other directories. */
 @Module({
   imports: [AuditModule, UserModule, RoleModule],
   controllers: [ScimController],
-  providers: [ScimUserService, ScimExceptionFilter],
+  providers: [ScimUserService, ScimGroupService, ScimExceptionFilter],
 })
 export class ScimModule {}

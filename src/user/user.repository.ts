@@ -82,6 +82,11 @@ export class UserRepository {
     return rows[0] ?? null;
   }
 
+  /** Which of these ids are users of the sector (and whether each is an admin), kept from deletion until the caller's transaction ends. */
+  async lockMembers(db: TenantDb, sectorId: string, ids: string[]): Promise<Array<{ id: string; isAdmin: boolean }>> {
+    return db.rows('SELECT id, is_admin AS "isAdmin" FROM users WHERE sector_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE', [sectorId, ids]);
+  }
+
   /** The user's roles and permissions as stored now (none for an unknown user). */
   async grantsOf(db: TenantDb, id: string): Promise<UserGrants> {
     const rows = await db.read<UserGrants>(`SELECT ${USER_GRANTS} FROM users u WHERE u.id = $1`, [id]);
