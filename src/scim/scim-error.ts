@@ -14,6 +14,8 @@ export class ScimError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly scimType?: string,
+    /** For a 429: seconds until a retry can succeed (the Retry-After header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
   }
@@ -40,6 +42,7 @@ export class ScimExceptionFilter implements ExceptionFilter {
     let body: Record<string, unknown>;
     if (exception instanceof ScimError || exception instanceof ScimFilterError) {
       const e = exception instanceof ScimError ? exception : new ScimError(400, exception.message, 'invalidFilter');
+      if (e.retryAfterSeconds !== undefined) headers['Retry-After'] = String(e.retryAfterSeconds);
       body = errorBody(e.status, e.detail, e.scimType);
     } else {
       const domain = toDomainError(exception);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Authenticated } from '../access/decorators';
@@ -9,6 +9,7 @@ import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery'
 import { SCIM_CONTENT_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
 import { ScimListQuery } from './scim-resources';
 import { ScimGroupService } from './scim-group.service';
+import { ScimThrottleGuard } from './scim-throttle.guard';
 import { LIST_SCHEMA, ScimUserService, ScimWritten } from './scim-user.service';
 
 const SCIM_CLIENT = { role: Role.SCIM_CLIENT, sectorFrom: 'param' } as const;
@@ -21,6 +22,7 @@ const SCIM_CLIENT = { role: Role.SCIM_CLIENT, sectorFrom: 'param' } as const;
  */
 @ApiExcludeController()
 @UseFilters(ScimExceptionFilter)
+@UseGuards(ScimThrottleGuard)
 @Controller('scim/v2/:sectorID')
 export class ScimController {
   constructor(
