@@ -9,6 +9,7 @@ import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CredentialsModule } from './credentials/credentials.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ErrorFormatsModule } from './common/errors/error-formats';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
 import { AccessLogMiddleware } from './common/logging/access-log.middleware';
 import { BrowserPolicyMiddleware } from './access/browser-policy';
@@ -47,6 +48,7 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot(config),
         CryptoModule,
+        ErrorFormatsModule,
         DatabaseModule.forRoot(databaseUrl, ENTITIES),
         TenancyModule.forRoot(),
         MetricsModule,

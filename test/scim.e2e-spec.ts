@@ -133,6 +133,10 @@ describe('SCIM 2.0 users', () => {
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ schemas: [ERROR], status: '409', scimType: 'uniqueness', detail: expect.any(String) });
 
+    // A body that is not JSON is refused before the route, in SCIM's body too.
+    const malformed = await t.http().post(path('/Users')).set(scim()).send('{"schemas": [');
+    expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: { schemas: [ERROR], status: '400', scimType: 'invalidSyntax', detail: expect.any(String) } });
+
     const bad = await t.http().get(path('/Users')).query({ filter: 'userName eq' }).set(scim());
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidFilter', detail: expect.any(String) });

@@ -1,6 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ErrorCode } from '../common/errors/error-codes';
+import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { ErrorFormats } from '../common/errors/error-formats';
 import { toDomainError, toWireError } from '../common/errors/error-mapper';
 import { ensureRequestId, IncomingRequest } from '../common/http/request';
 import { ScimFilterError } from './scim-filter';
@@ -30,8 +31,16 @@ export class ScimError extends Error {
  * only the sector's own tokens.
  */
 @Catch()
-export class ScimExceptionFilter implements ExceptionFilter {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+export class ScimExceptionFilter implements ExceptionFilter, OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly formats: ErrorFormats,
+  ) {}
+
+  /** Also for what fails before a SCIM route is reached (a body the JSON parser refuses). */
+  onModuleInit(): void {
+    this.formats.register('/scim/v2/', this);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -47,11 +56,18 @@ export class ScimExceptionFilter implements ExceptionFilter {
     } else {
       const domain = toDomainError(exception);
       const wire = toWireError(domain, requestId, req.originalUrl ?? req.url);
-      const unauthorized = domain.code === ErrorCode.UNAUTHENTICATED || domain.code === ErrorCode.PERMISSION_DENIED && domain.reason === 'ROLE_REQUIRED';
+      const unauthorized = domain.code === ErrorCode.UNAUTHENTICATED || (domain.code === ErrorCode.PERMISSION_DENIED && domain.reason === Reason.ROLE_REQUIRED);
       const status = unauthorized ? 401 : wire.status;
       if (unauthorized) headers['WWW-Authenticate'] = 'Bearer';
       if (wire.headers['Retry-After']) headers['Retry-After'] = wire.headers['Retry-After'];
-      const scimType = domain.code === ErrorCode.ALREADY_EXISTS ? 'uniqueness' : domain.code === ErrorCode.INVALID_ARGUMENT ? 'invalidValue' : undefined;
+      const scimType =
+        domain.code === ErrorCode.ALREADY_EXISTS
+          ? 'uniqueness'
+          : domain.reason === Reason.MALFORMED_JSON
+            ? 'invalidSyntax'
+            : domain.code === ErrorCode.INVALID_ARGUMENT
+              ? 'invalidValue'
+              : undefined;
       const detail = unauthorized ? 'An API token of this sector is required (Authorization: Bearer).' : wire.body.message;
       body = errorBody(status, detail, scimType);
     }

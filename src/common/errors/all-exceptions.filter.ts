@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ensureRequestId, IncomingRequest } from '../http/request';
 import { toWireError } from './error-mapper';
+import { ErrorFormats } from './error-formats';
 
 /**
  * The one place errors become answers: whatever a handler, guard, pipe, the router
@@ -12,13 +13,19 @@ import { toWireError } from './error-mapper';
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly formats: ErrorFormats,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const req = http.getRequest<IncomingRequest>();
     const res = http.getResponse<unknown>();
-    const wire = toWireError(exception, ensureRequestId(req), req.originalUrl ?? req.url);
+    const path = req.originalUrl ?? req.url;
+    // A route with an error body of its own (SCIM) answers in it, also for what failed before routing.
+    if (this.formats.answer(path ?? '', exception, host)) return;
+    const wire = toWireError(exception, ensureRequestId(req), path);
     const adapter = this.adapterHost.httpAdapter;
     for (const [name, value] of Object.entries(wire.headers)) adapter.setHeader(res, name, value);
     // Over any type a handler declared (e.g. text/plain for /metrics): Fastify would refuse to send an object as text.
