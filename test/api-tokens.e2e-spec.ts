@@ -279,6 +279,8 @@ describe('sector API tokens', () => {
           username,
           sectorID,
           isAdmin,
+          roles: [],
+          permissions: [],
           exp: expect.stringMatching(UNIX),
           iat: expect.stringMatching(UNIX),
           tenantID: a.tenantID,
