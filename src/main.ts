@@ -191,14 +191,14 @@ export class LeanExpressAdapter extends ExpressAdapter {
   override reply(response: unknown, body: unknown, statusCode?: number): unknown {
     const res = response as Response;
     const status = statusCode ?? res.statusCode;
-    if ((status !== 200 && status !== 201) || !isPlainJson(body) || res.getHeader('Content-Type') !== undefined || !isPlainRequest(res.req)) {
+    const type = res.getHeader('Content-Type');
+    // A JSON body of a `+json` media type (SCIM's `application/scim+json`), whatever the status: Nest's
+    // reply would turn the type of an error answer into plain application/json.
+    if (typeof type === 'string' && STRUCTURED_JSON.test(type) && isPlainJson(body) && isPlainRequest(res.req)) return writeJson(res, status, body, type);
+    if ((status !== 200 && status !== 201) || !isPlainJson(body) || type !== undefined || !isPlainRequest(res.req)) {
       return super.reply(response, body, statusCode);
     }
-    const payload = JSON.stringify(body);
-    res.statusCode = status;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(payload));
-    return res.end(payload);
+    return writeJson(res, status, body, 'application/json; charset=utf-8');
   }
 
   /** Adds a route to the current run, or starts a run when middleware was registered since (or none has started). */
@@ -212,6 +212,17 @@ export class LeanExpressAdapter extends ExpressAdapter {
     this.block.add(method, args);
     return app;
   }
+}
+
+/** A media type with the `+json` structured syntax suffix (RFC 6839). */
+const STRUCTURED_JSON = /^application\/[\w.-]+\+json\s*(;|$)/i;
+
+function writeJson(res: Response, status: number, body: object, type: string): Response {
+  const payload = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  return res.end(payload);
 }
 
 function isPlainJson(body: unknown): body is object {

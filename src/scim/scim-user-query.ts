@@ -39,8 +39,9 @@ const CORE: Record<string, Column> = {
   usertype: { sql: `(u.scim->>'userType')`, kind: 'string' },
   preferredlanguage: { sql: `(u.scim->>'preferredLanguage')`, kind: 'string' },
   active: { sql: '(u.disabled_at IS NULL)', kind: 'boolean' },
-  'meta.created': { sql: 'u.created_at', kind: 'datetime' },
-  'meta.lastmodified': { sql: 'u.updated_at', kind: 'datetime' },
+  // To the millisecond, as meta shows them: `gt` the time a user shows is not that user.
+  'meta.created': { sql: `date_trunc('milliseconds', u.created_at)`, kind: 'datetime' },
+  'meta.lastmodified': { sql: `date_trunc('milliseconds', u.updated_at)`, kind: 'datetime' },
 };
 
 /** The enterprise extension's attributes (schema-qualified, or bare where the core schema has no such name). */
@@ -62,7 +63,7 @@ const EMAILS_SQL = `(CASE WHEN jsonb_typeof(u.scim->'emails') = 'array' THEN u.s
   WHEN u.email <> '' THEN jsonb_build_array(jsonb_build_object('value', u.email, 'primary', true)) ELSE '[]'::jsonb END)`;
 const PHONES_SQL = `(CASE WHEN jsonb_typeof(u.scim->'phoneNumbers') = 'array' THEN u.scim->'phoneNumbers'
   WHEN u.phone_number <> '' THEN jsonb_build_array(jsonb_build_object('value', u.phone_number, 'primary', true)) ELSE '[]'::jsonb END)`;
-const GROUPS_SQL = `(SELECT coalesce(jsonb_agg(jsonb_build_object('value', r.name, 'display', r.name)), '[]'::jsonb)
+const GROUPS_SQL = `(SELECT coalesce(jsonb_agg(jsonb_build_object('value', r.id::text, 'display', r.name)), '[]'::jsonb)
   FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = u.id)`;
 
 /** Multi-valued attributes: their element array, and the sub-attributes an element is filtered on. */
@@ -104,8 +105,8 @@ const GROUP_COLUMNS: Record<string, Column> = {
   id: { sql: 'r.id::text', kind: 'exact' },
   externalid: { sql: 'r.external_id', kind: 'exact' },
   displayname: { sql: `coalesce(nullif(r.display_name, ''), r.name)`, kind: 'string' },
-  'meta.created': { sql: 'r.created_at', kind: 'datetime' },
-  'meta.lastmodified': { sql: 'r.updated_at', kind: 'datetime' },
+  'meta.created': { sql: `date_trunc('milliseconds', r.created_at)`, kind: 'datetime' },
+  'meta.lastmodified': { sql: `date_trunc('milliseconds', r.updated_at)`, kind: 'datetime' },
 };
 
 /** The WHERE clause over `users u` for `filter`, its parameters numbered after `params` (which it extends). */
