@@ -118,6 +118,12 @@ describe('SCIM 2.0 users', () => {
     const reactivated = await t.http().patch(path(`/Users/${id}`)).set(scim()).send({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: true } }] });
     expect(reactivated.body.active).toBe(true);
 
+    // Every change is in the audit trail with the API token as the actor.
+    const trail = await t.http().get(`/api/v1/sectors/${sector}/audit-events`).query({ target: id }).set('Authorization', `Bearer ${a.adminToken}`);
+    const events = trail.body.events as Array<{ type: string; actor: { kind: string } }>;
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['user.created', 'user.updated', 'user.disabled', 'user.enabled']));
+    expect(new Set(events.map((e) => e.actor.kind))).toEqual(new Set(['apiToken']));
+
     // 7. Delete: 204, then 404 in SCIM's error body.
     const deleted = await t.http().delete(path(`/Users/${id}`)).set(scim());
     expect(deleted.status).toBe(204);
