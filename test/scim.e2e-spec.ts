@@ -231,6 +231,25 @@ describe('SCIM 2.0 users', () => {
     expect((await t.http().get(path('/ServiceProviderConfig')).set(scim())).status).toBe(200);
   });
 
+  it('mails nothing on creation unless the sector asks for invitations (SCIMSendInvitations)', async () => {
+    const admin = { Authorization: `Bearer ${a.adminToken}` };
+    const listed = async (email: string) => (await t.http().get(`/api/v1/sectors/${sector}/users`).query({ filterEmail: email }).set(admin)).body.users[0];
+    const create = (name: string) => t.http().post(path('/Users')).set(scim()).send({ schemas: [USER], userName: name, emails: [{ value: name, primary: true }] });
+    expect((await create('quiet@contoso.com')).status).toBe(201);
+    expect((await listed('quiet@contoso.com')).inviteStatus).not.toBe('pending');
+
+    expect((await t.http().put(`/api/v1/sectors/${sector}/settings`).set(admin).send({ SCIMSendInvitations: true })).body.SCIMSendInvitations).toBe(true);
+    try {
+      const invited = await create('invited@contoso.com');
+      expect(invited.status).toBe(201);
+      expect((await listed('invited@contoso.com')).inviteStatus).toBe('pending');
+      const trail = await t.http().get(`/api/v1/sectors/${sector}/audit-events`).query({ target: invited.body.id, type: 'user.invited' }).set(admin);
+      expect(trail.body.events).toEqual([expect.objectContaining({ type: 'user.invited', details: { scim: true } })]);
+    } finally {
+      await t.http().put(`/api/v1/sectors/${sector}/settings`).set(admin).send({ SCIMSendInvitations: false });
+    }
+  });
+
   it('describes itself: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
     const spc = await t.http().get(path('/ServiceProviderConfig')).set(scim());
     expect(spc.body).toMatchObject({

@@ -34,6 +34,7 @@ function defaults(sectorID: string) {
     SessionLifetimeSeconds: '2592000',
     SessionIdleTimeoutSeconds: '604800',
     AuditRetentionDays: '365',
+    SCIMSendInvitations: false,
   };
 }
 

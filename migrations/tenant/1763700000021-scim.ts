@@ -13,7 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *    number, cost centre, organization, division, department, manager);
  *  - `roles.external_id` and `roles.display_name`: a group's `externalId` and the
  *    `displayName` the directory gave it (SCIM groups are roles; the role's name,
- *    which tokens carry, is derived from the display name, see src/scim).
+ *    which tokens carry, is derived from the display name, see src/scim);
+ *  - `sector_settings.scim_send_invitations`: whether a user a directory creates with
+ *    an email is mailed an invitation (off: nothing is mailed).
  */
 export class Scim1763700000021 implements MigrationInterface {
   name = 'Scim1763700000021';
@@ -24,9 +26,11 @@ export class Scim1763700000021 implements MigrationInterface {
     await q.query(`CREATE INDEX users_external_id_idx ON users (sector_id, external_id) WHERE external_id IS NOT NULL`);
     await q.query(`ALTER TABLE roles ADD COLUMN external_id text`);
     await q.query(`ALTER TABLE roles ADD COLUMN display_name text NOT NULL DEFAULT ''`);
+    await q.query(`ALTER TABLE sector_settings ADD COLUMN scim_send_invitations boolean NOT NULL DEFAULT false`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE sector_settings DROP COLUMN scim_send_invitations`);
     await q.query(`ALTER TABLE roles DROP COLUMN display_name`);
     await q.query(`ALTER TABLE roles DROP COLUMN external_id`);
     await q.query(`DROP INDEX users_external_id_idx`);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import { SectorMessages } from '../mail/sector-messages';
 import { isUuid } from '../common/wire/wire';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RoleRepository } from '../role/role.repository';
@@ -46,6 +47,7 @@ export class ScimUserService {
     private readonly roles: RoleRepository,
     private readonly audit: AuditService,
     private readonly cache: AuthStateCache,
+    private readonly messages: SectorMessages,
   ) {}
 
   base(scope: SectorScope): string {
@@ -88,13 +90,16 @@ export class ScimUserService {
     const sectorId = scope.route.sectorId;
     const user = Object.assign(newUser({ sectorId, email: columns.email ?? '', username: input.userName, passwordHash: null, isAdmin: false }), columns);
     user.disabledAt = input.active ? null : new Date();
-    await scope.db.transaction(async (tx) => {
+    const invite = user.email !== '' && (await scope.settings()).scimSendInvitations;
+    // The invitation, when the sector asks for one, is written with the user and mailed after the commit.
+    await this.messages.inTransaction(scope, async (tx) => {
       await this.users.lockSectorLogins(tx, sectorId);
       if (await this.users.loginTaken(tx, sectorId, [user.username, user.email].filter(Boolean))) {
         throw new ScimError(409, 'A user of this sector already has that userName or email.', 'uniqueness');
       }
       await this.users.insert(tx, user as unknown as UserEntity);
-      await this.audit.record(tx, { type: 'user.created', sectorId, target: { kind: 'user', id: user.id }, details: { isAdmin: false, invited: false, scim: true } });
+      await this.audit.record(tx, { type: 'user.created', sectorId, target: { kind: 'user', id: user.id }, details: { isAdmin: false, invited: invite, scim: true } });
+      if (invite) await this.userService.inviteInTransaction(tx, scope, user as unknown as UserEntity, { scim: true });
     });
     return this.render(scope, await this.find(scope.db, scope, user.id));
   }

@@ -30,5 +30,7 @@ export class SectorSettingsEntity {
   @Column('bigint', { name: 'session_lifetime_seconds' }) sessionLifetimeSeconds: string;
   @Column('bigint', { name: 'session_idle_timeout_seconds' }) sessionIdleTimeoutSeconds: string;
   @Column('bigint', { name: 'audit_retention_days' }) auditRetentionDays: string;
+  /** A user a directory creates over SCIM with an email is mailed an invitation (else nothing is mailed). */
+  @Column('boolean', { name: 'scim_send_invitations', default: false }) scimSendInvitations: boolean;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

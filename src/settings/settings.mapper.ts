@@ -33,6 +33,7 @@ const FIELDS: Record<WireField, Column> = {
   SessionLifetimeSeconds: 'sessionLifetimeSeconds',
   SessionIdleTimeoutSeconds: 'sessionIdleTimeoutSeconds',
   AuditRetentionDays: 'auditRetentionDays',
+  SCIMSendInvitations: 'scimSendInvitations',
 };
 
 /** int64 settings whose "0" means "the default". */

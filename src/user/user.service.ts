@@ -306,18 +306,28 @@ export class UserService {
   /** A new invitation link for a user who has not set a password yet; the old link stops working. */
   async resendInvite(target: TargetUserRef): Promise<ResendInviteResponse> {
     const { scope } = target;
-    const settings = await scope.settings();
-    const invitation = this.newInvitation(scope, settings);
-    await this.messages.inTransaction(scope, async (tx) => {
+    const expiresAt = await this.messages.inTransaction(scope, async (tx) => {
       const user = await this.requireUser(tx, target.id);
       if (user.passwordHash !== null || user.inviteAcceptedAt !== null) {
         throw DomainError.failedPrecondition(Reason.INVITE_NOT_PENDING, 'The user has already set a password; there is nothing to invite to.');
       }
-      await this.users.update(tx, user.id, { inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt });
-      await this.enqueueInvite(tx, scope, settings, user, invitation);
-      await this.audit.record(tx, { type: 'user.invited', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details: { resent: true } });
+      return this.inviteInTransaction(tx, scope, user, { resent: true });
     });
-    return { sub: target.id, inviteStatus: 'pending', inviteExpiresAt: unixSeconds(invitation.expiresAt) };
+    return { sub: target.id, inviteStatus: 'pending', inviteExpiresAt: unixSeconds(expiresAt) };
+  }
+
+  /**
+   * Invites a user who has no password, in the caller's transaction (run it through
+   * SectorMessages.inTransaction: the mail leaves once it commits): a new link
+   * replaces an earlier one, `user.invited`. Answers when the link expires.
+   */
+  async inviteInTransaction(tx: TenantDb, scope: SectorScope, user: UserEntity, details: Record<string, unknown> = {}): Promise<Date> {
+    const settings = await scope.settings();
+    const invitation = this.newInvitation(scope, settings);
+    await this.users.update(tx, user.id, { inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt });
+    await this.enqueueInvite(tx, scope, settings, user, invitation);
+    await this.audit.record(tx, { type: 'user.invited', sectorId: user.sectorId, target: { kind: 'user', id: user.id }, details });
+    return invitation.expiresAt;
   }
 
   private newInvitation(scope: SectorScope, settings: SectorSettingsEntity): Invitation {

@@ -49,6 +49,7 @@ export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'SessionLifetimeSeconds',
   'SessionIdleTimeoutSeconds',
   'AuditRetentionDays',
+  'SCIMSendInvitations',
 ];
 
 /** A response as supertest gives it (only what the assertions read). */

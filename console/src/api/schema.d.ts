@@ -1406,6 +1406,8 @@ export interface components {
              * @description Days audit events of the sector are kept, 1 to 3650; "0" means the default 365.
              */
             AuditRetentionDays?: string;
+            /** @description Mail an invitation to each user a directory creates over SCIM with an email (default false: nothing is mailed). */
+            SCIMSendInvitations?: boolean;
         };
         SectorSettingsResponse: {
             sectorID: string;
@@ -1459,6 +1461,8 @@ export interface components {
              * @example 365
              */
             AuditRetentionDays: string;
+            /** @description Mail an invitation to each user a directory creates over SCIM with an email. */
+            SCIMSendInvitations: boolean;
         };
         PreviewTemplateDto: {
             /**

@@ -44,6 +44,10 @@ export class UpdateSectorSettingsDto {
   @IsOptional() @ToInt64String() @IsInt64InRange(0, 31_536_000) SessionIdleTimeoutSeconds?: string;
   @ApiPropertyOptional({ type: 'string', format: 'int64', description: 'Days audit events of the sector are kept, 1 to 3650; "0" means the default 365.' })
   @IsOptional() @ToInt64String() @IsInt64InRange(0, 3650) AuditRetentionDays?: string;
+  @ApiPropertyOptional({ description: 'Mail an invitation to each user a directory creates over SCIM with an email (default false: nothing is mailed).' })
+  @IsOptional()
+  @IsBoolean()
+  SCIMSendInvitations?: boolean;
 }
 
 export class SectorSettingsResponse {
@@ -74,6 +78,7 @@ export class SectorSettingsResponse {
   @ApiProperty({ type: 'string', format: 'int64', example: '2592000' }) SessionLifetimeSeconds: string;
   @ApiProperty({ type: 'string', format: 'int64', example: '604800' }) SessionIdleTimeoutSeconds: string;
   @ApiProperty({ type: 'string', format: 'int64', example: '365' }) AuditRetentionDays: string;
+  @ApiProperty({ description: 'Mail an invitation to each user a directory creates over SCIM with an email.' }) SCIMSendInvitations: boolean;
 }
 
 /** Query of GET settings: accepted for compatibility with the published interface; it does not filter. */

@@ -26,6 +26,7 @@ export const GENERAL_GROUPS: FieldGroup[] = [
       { key: 'MagicLinkLoginEnabled', kind: 'boolean', label: 'Allow magic-link sign-in', help: 'A single-use link mailed to the user, used as a first factor.' },
       { key: 'AllowUserCreationForNonAdmins', kind: 'boolean', label: 'Members may create users' },
       { key: 'AllowUserReadForNonAdmins', kind: 'boolean', label: 'Members may read users' },
+      { key: 'SCIMSendInvitations', kind: 'boolean', label: 'Invite users a directory provisions', help: 'Mail an invitation to each user your directory (Entra ID, Okta) creates over SCIM with an email. Off: nothing is mailed.' },
       { key: 'MagicLinkURL', kind: 'text', type: 'url', label: 'Link base URL', help: 'Base of invitation, reset, magic-link and verification links: https on the service’s address or one of the sector’s allowed origins (http only for localhost in development). Empty: the service’s own pages.' },
     ],
   },
