@@ -130,13 +130,7 @@ export class RoleRepository {
         WHERE ur.role_id = ANY($1::uuid[]) ORDER BY u.created_at, u.id`,
       [roleIds],
     );
-    const out = new Map<string, Array<{ id: string; username: string }>>();
-    for (const r of rows) {
-      const list = out.get(r.roleId) ?? [];
-      list.push({ id: r.id, username: r.username });
-      out.set(r.roleId, list);
-    }
-    return out;
+    return groupBy(rows, (r) => r.roleId, (r) => ({ id: r.id, username: r.username }));
   }
 
   /** Makes exactly `userIds` hold the role, in one statement; the ids added and removed. */
@@ -160,13 +154,7 @@ export class RoleRepository {
         WHERE ur.user_id = ANY($1::uuid[]) ORDER BY r.name COLLATE "C"`,
       [userIds],
     );
-    const out = new Map<string, Array<{ id: string; name: string }>>();
-    for (const r of rows) {
-      const list = out.get(r.userId) ?? [];
-      list.push({ id: r.id, name: r.name });
-      out.set(r.userId, list);
-    }
-    return out;
+    return groupBy(rows, (r) => r.userId, (r) => ({ id: r.id, name: r.name }));
   }
 
   /** Makes the user hold exactly `roleIds`, in one statement; the names of the roles added and removed. */
@@ -183,4 +171,16 @@ export class RoleRepository {
     );
     return { added: row.added ?? [], removed: row.removed ?? [] };
   }
+}
+
+/** Rows grouped by `keyOf`, each as `valueOf` makes it, in the rows' order. */
+function groupBy<R, V>(rows: R[], keyOf: (row: R) => string, valueOf: (row: R) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const list = out.get(key);
+    if (list) list.push(valueOf(row));
+    else out.set(key, [valueOf(row)]);
+  }
+  return out;
 }
