@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createSector, createUser, expectError, ProvisionedTenant, provisionTenant, tenantSql } from './support/factories';
+import { SCIM, SCIM_TIME, SCIM_VERSION } from './support/scim';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -10,13 +11,9 @@ import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
  * malformed requests, uniqueness, PUT clearing what it leaves out).
  */
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-const VERSION = expect.stringMatching(/^W\/"[0-9a-z]+"$/);
+const { USER, ENTERPRISE, PATCH_OP, LIST, ERROR } = SCIM;
+const ISO = SCIM_TIME;
+const VERSION = SCIM_VERSION;
 const SCIM_JSON = /^application\/scim\+json/;
 const PASSWORD = 'correct horse battery staple';
 const PERMISSION_DENIED = 7;

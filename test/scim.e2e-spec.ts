@@ -1,4 +1,5 @@
 import { createSector, ProvisionedTenant, provisionTenant } from './support/factories';
+import { SCIM, SCIM_TIME, SCIM_VERSION } from './support/scim';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -7,13 +8,9 @@ import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
  * introspection.
  */
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-const VERSION = expect.stringMatching(/^W\/"[0-9a-z]+"$/);
+const { USER, ENTERPRISE, PATCH_OP, LIST, ERROR } = SCIM;
+const ISO = SCIM_TIME;
+const VERSION = SCIM_VERSION;
 
 describe('SCIM 2.0 users', () => {
   let t: TestApp;
@@ -155,7 +152,7 @@ describe('SCIM 2.0 users', () => {
   });
 
   it('keeps groups as Entra ID does: create, find by displayName, add and remove members, rename, delete — each seen in introspection', async () => {
-    const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+    const { GROUP } = SCIM;
     const member = await t.http().post(path('/Users')).set(scim()).send({ schemas: [USER], userName: 'member@contoso.com', emails: [{ value: 'member@contoso.com', primary: true }] });
     const memberID = member.body.id as string;
     await t.http().post(`/api/v1/users/${memberID}/password`).set('Authorization', `Bearer ${a.adminToken}`).send({ newPassword: 'member-password-1' });
@@ -261,6 +258,6 @@ describe('SCIM 2.0 users', () => {
     const types = await t.http().get(path('/ResourceTypes')).set(scim());
     expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
     const schemas = await t.http().get(path('/Schemas')).set(scim());
-    expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER, 'urn:ietf:params:scim:schemas:core:2.0:Group', ENTERPRISE]);
+    expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER, SCIM.GROUP, ENTERPRISE]);
   });
 });
