@@ -15,7 +15,7 @@ describe('settings mapper', () => {
       webauthnRpOrigins: ['https://a.example'],
     });
     const wire = toSettingsResponse(entity);
-    expect(Object.keys(wire)).toHaveLength(27);
+    expect(Object.keys(wire)).toHaveLength(28);
     expect(wire).toMatchObject({ sectorID: 's', MFARequired: true, InviteExpirationHours: '168', AccessTokenDuration: '3600', WebAuthnRPOrigins: ['https://a.example'] });
   });
 
