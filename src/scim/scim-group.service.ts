@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { isUuid } from '../common/wire/wire';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MAX_ROLES_PER_SECTOR } from '../role/dto/role.dto';
 import { GroupRow, RoleRepository } from '../role/role.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { AuthStateCache } from '../tenancy/auth-state-cache';
@@ -14,8 +15,6 @@ import { checkVersion, listWindow, project, ScimListQuery, versionOf } from './s
 import { GROUP_SCHEMA, groupFilterSql } from './scim-user-query';
 import { LIST_SCHEMA, ScimWritten } from './scim-user.service';
 
-/** A sector holds at most this many roles, groups included (as the roles API). */
-const MAX_ROLES_PER_SECTOR = 1000;
 /** Members a group may list in one request body. */
 const MAX_MEMBERS = 10_000;
 /** Past this many members changed at once, this instance drops everything it cached of the tenant rather than each member. */
