@@ -7,7 +7,7 @@ import { TenantConnections } from '../src/tenancy/tenant-connections';
 import { TenantDb } from '../src/tenancy/tenant-db';
 import { TenantDirectory } from '../src/tenancy/tenant-directory';
 import { MailMessage, MailService } from '../src/mail/mail.service';
-import { OutboxWorker } from '../src/mail/outbox.worker';
+import { OutboxWorker } from '../src/outbox/outbox.worker';
 import { provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
 import { SmsGateway } from './support/sms-gateway';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';

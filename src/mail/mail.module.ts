@@ -3,9 +3,9 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MailService } from './mail.service';
 import { OutboxDelivery } from './outbox-delivery';
-import { OutboxPendingRepository } from './outbox-pending.repository';
+import { MailQueue } from './mail-queue';
 import { OutboxRepository } from './outbox.repository';
-import { OutboxWorker } from './outbox.worker';
+import { OutboxModule } from '../outbox/outbox.module';
 import { SectorMessages } from './sector-messages';
 import { SectorModule } from '../sector/sector.module';
 
@@ -19,6 +19,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 @Module({
   imports: [
     SectorModule,
+    OutboxModule,
     MailerModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): MailerOptions => ({
@@ -31,7 +32,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
       }),
     }),
   ],
-  providers: [OutboxRepository, OutboxPendingRepository, OutboxDelivery, OutboxWorker, MailService, SectorMessages],
+  providers: [OutboxRepository, OutboxDelivery, MailQueue, MailService, SectorMessages],
   exports: [MailService, SectorMessages],
 })
 export class MailModule {}

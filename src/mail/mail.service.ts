@@ -1,11 +1,9 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error';
 import { TenantDb } from '../tenancy/tenant-db';
-import { describeDeliveryError } from './outbox-delivery';
-import { OutboxPendingRepository } from './outbox-pending.repository';
 import { OutboxRepository } from './outbox.repository';
-import { OutboxWorker } from './outbox.worker';
+import { OutboxSignal } from '../outbox/outbox-signal';
 
 /** A rendered mail (see renderMail) on its way to one recipient. */
 export interface MailMessage {
@@ -46,15 +44,10 @@ function isLine(value: string, max: number): boolean {
  * sends it with retries.
  */
 @Injectable()
-export class MailService implements OnApplicationShutdown {
-  private readonly logger = new Logger('Mail');
-  /** Hints being written: waited for at shutdown, before the main pool closes. */
-  private readonly kicking = new Set<Promise<void>>();
-
+export class MailService {
   constructor(
     private readonly outbox: OutboxRepository,
-    private readonly pending: OutboxPendingRepository,
-    private readonly worker: OutboxWorker,
+    private readonly signal: OutboxSignal,
   ) {}
 
   /** Writes the mail to the tenant's outbox inside the caller's transaction (`db` from `db.transaction`); returns the outbox id. */
@@ -94,23 +87,8 @@ export class MailService implements OnApplicationShutdown {
     return id;
   }
 
-  /**
-   * Called after the caller's transaction committed: marks the tenant's outbox as
-   * holding mail due now, then has this instance's worker look at it. Returns at
-   * once and never throws (the caller's change is committed): a hint that cannot
-   * be written is logged, and the mail is still sent by this worker's pass, or
-   * else found by the periodic sweep.
-   */
+  /** Called after the caller's transaction committed: the outbox worker looks at the tenant (see OutboxSignal.kick). */
   kick(tenantId: string): void {
-    const kicked = this.pending
-      .touch(tenantId)
-      .catch((err: unknown) => this.logger.warn(`Outbox hint of tenant ${tenantId} not written: ${describeDeliveryError(err)}`))
-      .then(() => this.worker.kick(tenantId));
-    this.kicking.add(kicked);
-    void kicked.finally(() => this.kicking.delete(kicked));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.kicking]);
+    this.signal.kick(tenantId);
   }
 }

@@ -3,10 +3,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SEND_TIMEOUT_MS } from '../outbox/outbox.worker';
 import { OutboxEntity } from './outbox.entity';
 
-/** A single delivery never takes longer than this (connect, greeting, data, or the SMS webhook). */
-export const SEND_TIMEOUT_MS = 30_000;
 
 /**
  * Hands one outbox row to the outside world: mail through the MailerService
@@ -85,19 +84,6 @@ export class OutboxDelivery {
     const match = /@([^\s@>]+)>?\s*$/.exec(this.config.mailFrom);
     return match ? match[1] : 'localhost';
   }
-}
-
-/** A short description of a delivery failure for `last_error`: no URLs (they may carry credentials), one line. */
-export function describeDeliveryError(err: unknown): string {
-  const e = err as { message?: unknown; code?: unknown; responseCode?: unknown; cause?: { code?: unknown; message?: unknown } };
-  let text = typeof e?.message === 'string' ? e.message : String(err);
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  if (code && !text.includes(code)) text = `${text} (${code})`;
-  return text
-    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 300);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantDb } from '../tenancy/tenant-db';
-import { ExactTime, exactTime } from './outbox-pending.repository';
+import { ExactTime, exactTime } from '../outbox/outbox-pending.repository';
 import { OutboxChannel, OutboxEntity } from './outbox.entity';
 
 export interface NewOutboxRow {

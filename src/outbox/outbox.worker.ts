@@ -2,31 +2,27 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { HttpAdapterHost } from '@nestjs/core';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
-import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantEntity } from '../tenancy/tenant.entity';
-import { describeDeliveryError, OutboxDelivery, SEND_TIMEOUT_MS } from './outbox-delivery';
-import { HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
-import { OutboxEntity } from './outbox.entity';
-import { OutboxRepository } from './outbox.repository';
+import { describeDeliveryError } from './delivery-error';
+import { ExactTime, HintVersion, NextLook, OutboxPendingRepository } from './outbox-pending.repository';
+import { earliest, OutboxQueue } from './outbox-queue';
 import { Metrics } from '../metrics/metrics.service';
 
-/** Rows claimed per statement. */
-const BATCH_SIZE = 20;
-/** How long a claim holds its rows; past it, another worker may take them. */
-const LEASE_MS = 120_000;
+/** How long a claim holds its rows (and a take its hint); past it, another worker may take them. */
+export const LEASE_MS = 120_000;
 /** No delivery of a batch starts later than this after its claim (+ SEND_TIMEOUT_MS stays inside the lease). */
-const BATCH_BUDGET_MS = 60_000;
+export const BATCH_BUDGET_MS = 60_000;
+/** A single delivery never takes longer than this (connect, greeting, data, or an HTTP answer). */
+export const SEND_TIMEOUT_MS = 30_000;
 /** Tenants whose outboxes are worked on at once (each holds one of its pool's connections). */
 const PARALLEL_TENANTS = 4;
 /** Of those, how many the sweep of every tenant may use, so that hinted tenants are not held up behind it. */
 const SWEEP_PARALLEL = 2;
-/** Delivered rows (bodies already cleared) are kept this long, then purged by the sweep. */
-const SENT_RETENTION_DAYS = 7;
-
 /**
- * Sends what the tenants' outboxes hold. Which outboxes it looks at:
+ * Sends what the tenants' outboxes hold: every registered queue (mail and SMS,
+ * webhook deliveries; see OutboxQueue). Which outboxes it looks at:
  * - a tenant whose transaction just queued a message (`kick`, after its hint in
  *   the main database's `outbox_pending` was written), at once;
  * - tenants whose hint is due, taken from `outbox_pending` every
@@ -35,9 +31,9 @@ const SENT_RETENTION_DAYS = 7;
  * - every tenant in the directory once at start and every MAIL_SWEEP_INTERVAL_MS
  *   (an hour), which only matters for a hint lost to a crash between a commit and
  *   its kick; the sweep writes the hints of the tenants it finds with pending rows.
- * A failed delivery is retried with exponential backoff (MAIL_RETRY_BASE_MS
- * doubling up to MAIL_RETRY_MAX_MS) and never dropped. Rows are claimed with
- * SKIP LOCKED and a lease, so any number of instances can run this.
+ * Each queue reschedules its own failed deliveries (mail with exponential
+ * backoff, never dropped; webhooks on WEBHOOK_RETRY_SCHEDULE). Queues claim rows
+ * with SKIP LOCKED and a lease, so any number of instances can run this.
  */
 @Injectable()
 export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -56,24 +52,28 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The last poll took as many hints as it asked for: more may be due, so the next pass to end polls again. */
   private backlog = false;
   private sweeping: Promise<void> | undefined;
+  private readonly queues: OutboxQueue[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly directoryRepo: DirectoryRepository,
     private readonly directory: TenantDirectory,
     private readonly connections: TenantConnections,
-    private readonly outbox: OutboxRepository,
     private readonly pending: OutboxPendingRepository,
-    private readonly delivery: OutboxDelivery,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly metrics: Metrics,
+    metrics: Metrics,
   ) {
-    metrics.gauge('iam_outbox_tenants_pending', 'Tenants whose outbox holds mail or SMS not delivered yet (from the pending-mail hints).', [], async (set) => {
+    metrics.gauge('iam_outbox_tenants_pending', 'Tenants whose outbox holds mail, SMS or webhook deliveries not delivered yet (from the pending hints).', [], async (set) => {
       set({}, (await this.pending.depth()).tenants);
     });
     metrics.gauge('iam_outbox_oldest_due_seconds', 'How long the most overdue outbox delivery has been due (0 when none is overdue).', [], async (set) => {
       set({}, (await this.pending.depth()).oldestDueSeconds);
     });
+  }
+
+  /** Adds a kind of outbox row to what every pass delivers (from its module's `onModuleInit`). */
+  register(queue: OutboxQueue): void {
+    if (!this.queues.includes(queue)) this.queues.push(queue);
   }
 
   /**
@@ -186,9 +186,12 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // Not (or no longer) in the directory: its hint went with it.
       if (!tenant) return;
       const db = await this.connections.db(tenant);
-      await this.drain(db);
-      if (sweep) await this.outbox.purgeSent(db, SENT_RETENTION_DAYS);
-      const dueAt = await this.outbox.nextDueAt(db);
+      let dueAt: ExactTime | null = null;
+      for (const queue of this.queues) {
+        await queue.drain(db, () => this.stopping);
+        if (sweep) await queue.purge(db);
+        dueAt = earliest(dueAt, await queue.nextDueAt(db));
+      }
       next = dueAt === null ? null : { at: dueAt };
       this.unreachable.delete(tenantId);
     } catch (err) {
@@ -213,43 +216,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** Claims and delivers due rows until none is left (or the worker stops). */
-  private async drain(db: TenantDb): Promise<void> {
-    while (!this.stopping) {
-      const batch = await this.outbox.claimDue(db, BATCH_SIZE, LEASE_MS);
-      const deadline = Date.now() + BATCH_BUDGET_MS;
-      for (let i = 0; i < batch.length; i++) {
-        if (this.stopping || Date.now() > deadline) {
-          await this.outbox.release(db, batch.slice(i).map((row) => row.id));
-          return;
-        }
-        await this.deliverOne(db, batch[i]);
-      }
-      if (batch.length < BATCH_SIZE) return;
-    }
-  }
-
-  private async deliverOne(db: TenantDb, row: OutboxEntity): Promise<void> {
-    let error: string | undefined;
-    try {
-      await this.delivery.deliver(row);
-    } catch (err) {
-      error = describeDeliveryError(err);
-    }
-    this.metrics.outboxDeliveries.inc({ channel: row.channel, outcome: error === undefined ? 'sent' : 'failed' });
-    if (error === undefined) {
-      await this.outbox.markSent(db, row.id);
-      return;
-    }
-    const delay = this.backoff(row.attempts);
-    await this.outbox.markFailed(db, row.id, delay, error);
-    this.logger.warn(
-      `${row.channel === 'sms' ? 'SMS' : 'Mail'} ${row.id} (${row.tag}) of tenant ${db.tenant.id} to ${row.recipient} ` +
-        `not delivered (attempt ${row.attempts}: ${error}); retrying in ${delay} ms`,
-    );
-  }
-
-  /** MAIL_RETRY_BASE_MS · 2^(attempt-1), at most MAIL_RETRY_MAX_MS. */
+  /** How long an unreachable tenant waits: MAIL_RETRY_BASE_MS · 2^(failures-1), at most MAIL_RETRY_MAX_MS. */
   private backoff(attempt: number): number {
     const exponent = Math.min(Math.max(attempt, 1) - 1, 30);
     return Math.min(this.config.mailRetryBaseMs * 2 ** exponent, this.config.mailRetryMaxMs);
