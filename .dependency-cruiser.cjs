@@ -4,10 +4,12 @@
  *   composition root   src/main.ts, src/app.module.ts,
  *                      src/entities.ts, src/openapi.ts, src/cli/
  *   features           auth/ (but its engine), account/, otp/, webauthn/, oauth/, oidc/, scim/, tenant/,
- *                      credentials/, introspection/, health/, bootstrap/, console/
+ *                      credentials/, introspection/, health/, bootstrap/, console/, extensions/ (only the
+ *                      composition root imports it)
  *   sign-in engine     src/auth/engine/
- *   domain             user/, session/, keys/, mail/, sector/, settings/, api-token/, audit/, role/
- *   infrastructure     tenancy/, database/, metrics/, throttle/, access/
+ *   domain             user/, session/, keys/, mail/, sector/, settings/, api-token/, audit/, role/,
+ *                      events/, webhook/
+ *   infrastructure     tenancy/, database/, metrics/, throttle/, access/, outbox/
  *   foundation         config/, common/
  *
  * Within a layer folders may import each other, but never in a cycle (no-folder-cycles).
@@ -18,8 +20,8 @@
  */
 const ROOT = '^src/(main|app[.]module|entities|openapi)[.]ts$|^src/cli/';
 const FOUNDATION = '^src/(config|common)/';
-const INFRASTRUCTURE = '^src/(tenancy|database|metrics|throttle|access)/';
-const DOMAIN = '^src/(user|session|keys|mail|sector|settings|api-token|audit|role)/';
+const INFRASTRUCTURE = '^src/(tenancy|database|metrics|throttle|access|outbox)/';
+const DOMAIN = '^src/(user|session|keys|mail|sector|settings|api-token|audit|role|events|webhook)/';
 const ENGINE = '^src/auth/engine/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -59,6 +61,13 @@ module.exports = {
       comment: 'main.ts, app.module.ts, openapi.ts and the CLI wire the modules; no module imports them (their own unit specs may).',
       from: { path: '^src/', pathNot: `${ROOT}|[.]spec[.]ts$` },
       to: { path: ROOT },
+    },
+    {
+      name: 'only-the-composition-root-loads-extensions',
+      severity: 'error',
+      comment: 'src/extensions/ is the seam extension modules plug into (docs/extending.md): the composition root loads them; no module depends on it.',
+      from: { path: '^src/', pathNot: `${ROOT}|^src/extensions/|[.]spec[.]ts$` },
+      to: { path: '^src/extensions/' },
     },
     {
       name: 'no-folder-cycles',

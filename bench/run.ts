@@ -16,6 +16,8 @@ import { loginScenario, mixedScenario } from './scenarios/login';
 import { readsScenario } from './scenarios/reads';
 import { revocationScenario } from './scenarios/revocation';
 import { rolesScenario } from './scenarios/roles';
+import { webhooksScenario } from './scenarios/webhooks';
+import { extensionsScenario } from './scenarios/extensions';
 import { scaleOutScenario } from './scenarios/scale-out';
 import { tenantsScenario } from './scenarios/tenants';
 import { userListScenario } from './scenarios/user-list';
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
   let before: Target | undefined;
   let second: ServiceInstance | undefined;
   try {
-    const needsMain = [...config.scenarios].some((s) => s !== 'tenants');
+    const needsMain = [...config.scenarios].some((s) => s !== 'tenants' && s !== 'extensions');
     if (needsMain) {
       log('starting the service (express) on a fresh database');
       const provisioning: number[] = [];
@@ -122,9 +124,11 @@ async function main(): Promise<void> {
         await second?.stop();
       }
       if (has('oidc')) await step('oidc', () => oidcScenario(ctx, m));
+      if (has('webhooks')) await step('webhooks', () => webhooksScenario(ctx, m));
       if (has('user-list') && config.users > 0) await step('user-list', () => userListScenario(ctx, m));
       await main.instance.stop();
     }
+    if (has('extensions')) await step('extensions', () => extensionsScenario(ctx));
     if (has('tenants') && config.tenants > 0) await step('tenants', () => tenantsScenario(ctx));
   } finally {
     await before?.instance.stop();

@@ -33,16 +33,22 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { RoleModule } from './role/role.module';
+import { WebhookModule } from './webhook/webhook.module';
 import { ScimModule } from './scim/scim.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { OidcModule } from './oidc/oidc.module';
 import { ConsoleModule } from './console/console.module';
+import { ExtensionModule } from './extensions/extension-api';
+import { ExtensionsModule } from './extensions/extensions.module';
 
 @Module({})
 export class AppModule implements NestModule {
-  /** The whole service for a validated configuration and the main database URL. */
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  /**
+   * The whole service for a validated configuration and the main database URL, with
+   * the extension modules loaded from EXTENSION_MODULES (src/extensions/extension-loader.ts).
+   */
+  static forRoot(config: AppConfig, databaseUrl: string, extensions: readonly ExtensionModule[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -67,6 +73,7 @@ export class AppModule implements NestModule {
         AccountModule,
         ApiTokenModule,
         RoleModule,
+        WebhookModule,
         ScimModule,
         OtpModule,
         WebAuthnModule,
@@ -76,6 +83,8 @@ export class AppModule implements NestModule {
         HealthModule,
         BootstrapModule,
         ConsoleModule,
+        ExtensionsModule,
+        ...extensions,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -16,6 +16,7 @@ import { resumeRequestContext } from './common/http/request-context';
 import { createValidationPipe } from './common/validation/validation';
 import { AppLogger } from './common/logging/app-logger';
 import { AppConfig, loadConfigOrExit } from './config/app-config';
+import { loadExtensions } from './extensions/extension-loader';
 import { DatabaseServer, openDatabaseServer } from './database/embedded-database';
 import { IntrospectionFastPath } from './introspection/introspection-fast-path';
 import { OidcHttp } from './oidc/oidc-http';
@@ -84,8 +85,10 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     bodyParser: false,
     logger: config.logFormat === 'json' ? new AppLogger(logLevels(config.logLevel), true) : logLevels(config.logLevel),
   };
-  const module = AppModule.forRoot(config, databaseUrl);
+  // Extension modules are loaded first: one that fails to load stops the start, naming it (docs/extending.md).
+  const module = AppModule.forRoot(config, databaseUrl, await loadExtensions(config.extensionModules));
   const app = config.httpAdapter === 'fastify' ? await createFastifyApp(module, options, config) : await createExpressApp(module, options, config);
+  if (config.extensionModules.length > 0) new Logger('Extensions').log(`Extension modules loaded: ${config.extensionModules.join(', ')}`);
   if (config.trustProxy === true) {
     new Logger('Main').warn('TRUST_PROXY=true believes every X-Forwarded-For hop, so clients can pick the address the throttle counts; set the number of proxies or their addresses instead');
   }

@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** The scenarios `BENCH_SCENARIOS` may name (comma-separated); all run when it is unset. */
-const SCENARIOS = ['introspection', 'roles', 'reads', 'login', 'mixed', 'scale-out', 'revocation', 'oidc', 'tenants', 'user-list'] as const;
+const SCENARIOS = ['introspection', 'roles', 'reads', 'login', 'mixed', 'scale-out', 'revocation', 'oidc', 'webhooks', 'extensions', 'tenants', 'user-list'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The tenancy modes (TENANCY_MODE of the service) the tenants scenario may run in (`BENCH_TENANT_MODES`, comma-separated). */

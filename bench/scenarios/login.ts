@@ -23,7 +23,7 @@ export async function bcryptPerSecond(cost: number, seconds: number): Promise<nu
   return done / ((Date.now() - started) / 1000);
 }
 
-function loginConnections(ctx: BenchContext): number {
+export function loginConnections(ctx: BenchContext): number {
   return Math.max(2, ctx.config.cores * 2);
 }
 
@@ -32,7 +32,8 @@ export function loginSeconds(ctx: BenchContext): number {
   return Math.max(5, ctx.config.seconds);
 }
 
-function loginRequest(t: Target, connections: number, seconds: number) {
+/** A load of password logins of the target's tenant admin. */
+export function loginRequest(t: Pick<Target, 'instance' | 'tenant'>, connections: number, seconds: number) {
   return {
     url: `${t.instance.base}/api/v1/login/password`,
     connections,

@@ -92,6 +92,27 @@ describe('role matrix', () => {
     expect(allows(Role.ROLE_ADMIN, principals.defaultAdmin)).toBe(false);
   });
 
+  it.each([
+    ['defaultAdmin', true],
+    ['s1Admin', true],
+    ['s1Token', false],
+    ['rootToken', false],
+    ['s1User', false],
+    ['s2Admin', false],
+    ['defaultUser', false],
+    ['platformUser', false],
+    ['otherTenantAdmin', false],
+    ['platformAdmin', false],
+  ] as const)('WEBHOOK_ADMIN over sector S1 (manages its webhooks: signed-in admins only, never tokens): %s → %s', (who, expected) => {
+    expect(allows(Role.WEBHOOK_ADMIN, principals[who], { sector: s1 })).toBe(expected);
+  });
+
+  it('WEBHOOK_ADMIN needs a target, and a transaction proof never holds it', () => {
+    expect(allows(Role.WEBHOOK_ADMIN, principals.defaultAdmin)).toBe(false);
+    const selfProof: Principal = { kind: 'transaction', tenant: T, sectorId: 'S1', userId: 'me', transactionId: 'x' };
+    expect(allows(Role.WEBHOOK_ADMIN, selfProof, { sector: s1 })).toBe(false);
+  });
+
   /** Targets of the user-role rows, users of S1: a non-admin, an admin, and one of no known admin flag (which counts as an admin). */
   const s1Member = { sector: s1, userId: 'member', userIsAdmin: false };
   const s1AdminUser = { sector: s1, userId: 'admin', userIsAdmin: true };
@@ -288,6 +309,7 @@ describe('role matrix', () => {
       [Role.TOKEN_MANAGER, { sector: s1 }, false],
       [Role.AUDIT_READER, { sector: s1 }, false],
       [Role.ROLE_ADMIN, { sector: s1 }, false],
+      [Role.WEBHOOK_ADMIN, { sector: s1 }, false],
       [Role.USER_ROLE_READER, member, true],
       [Role.USER_ROLE_READER, admin, true],
       [Role.USER_ROLE_ASSIGNER, member, true],
@@ -311,6 +333,7 @@ describe('role matrix', () => {
       [Role.TOKEN_MANAGER, { sector: s1 }],
       [Role.AUDIT_READER, { sector: s1 }],
       [Role.ROLE_ADMIN, { sector: s1 }],
+      [Role.WEBHOOK_ADMIN, { sector: s1 }],
       [Role.USER_ROLE_READER, member],
       [Role.USER_ROLE_ASSIGNER, member],
       [Role.DEFAULT_SECTOR_ADMIN, {}],
@@ -327,6 +350,7 @@ describe('role matrix', () => {
       expect(allows(Role.USER_ROLE_ASSIGNER, principals.rootToken, rootMember)).toBe(true);
       expect(allows(Role.USER_ROLE_READER, principals.rootToken, rootMember)).toBe(true);
       expect(allows(Role.ROLE_ADMIN, principals.rootToken, { sector: route(T, T.rootSectorId) })).toBe(false);
+      expect(allows(Role.WEBHOOK_ADMIN, principals.rootToken, { sector: route(T, T.rootSectorId) })).toBe(false);
     });
 
     it('a token of the platform default sector holds no platform role', () => {

@@ -10,9 +10,9 @@ import type { Principal } from './principal';
  * creates or changes exceeds the token itself: a token creates, reads, updates and
  * deletes the non-admin users of its sector; it never grants admin rights, never
  * marks an email or phone number verified, never changes or deletes an admin,
- * never sets or resets a password, never touches factors, and never manages API
- * tokens. Everything else is never open to a token (tenants, sector lists, other
- * sectors).
+ * never sets or resets a password, never touches factors, never manages API
+ * tokens, roles or webhooks, and never reads the audit trail. Everything else is
+ * never open to a token (tenants, sector lists, other sectors).
  */
 export enum Role {
   /** Any valid bearer credential: an access token or an API token. */
@@ -60,6 +60,15 @@ export enum Role {
   AUDIT_READER = 'AUDIT_READER',
   /** Define the target sector's roles (create, replace, delete): a signed-in admin of the sector or of its tenant's default sector. Never an API token. */
   ROLE_ADMIN = 'ROLE_ADMIN',
+  /**
+   * Manage the target sector's webhooks (create, list, change, delete, rotate their
+   * secrets, read their delivery logs, send test events): a signed-in admin of the
+   * sector or of its tenant's default sector. Never an API token: a webhook hears
+   * what happens in the sector (sign-ins with client addresses, sessions, what API
+   * tokens did), which is the audit trail's reach (AUDIT_READER), and its signing
+   * secret is a credential minted for another system (tokens mint none).
+   */
+  WEBHOOK_ADMIN = 'WEBHOOK_ADMIN',
   /** Read the target user's roles and permissions: an admin over the user's sector (API tokens of that sector included), or the user themselves. */
   USER_ROLE_READER = 'USER_ROLE_READER',
   /**
@@ -191,6 +200,7 @@ export function allows(role: Role, principal: Principal, target: AccessTarget = 
       return sector !== undefined && userId !== undefined && isUserAdminOver(principal, sector) && !isSelf(principal, userId);
     case Role.AUDIT_READER:
     case Role.ROLE_ADMIN:
+    case Role.WEBHOOK_ADMIN:
       return sector !== undefined && isUserAdminOver(principal, sector);
     case Role.SCIM_CLIENT:
       return sector !== undefined && isSectorToken(principal, sector);

@@ -1,5 +1,6 @@
 import type { Principal } from '../access/principal';
 import type { RequestActor } from '../common/http/request-context';
+import { decodeIdCursor, encodeIdCursor } from '../common/wire/paging';
 
 /** The stable event types of the audit trail (docs/api.md, Audit events). */
 export const AUDIT_EVENT_TYPES = [
@@ -29,6 +30,11 @@ export const AUDIT_EVENT_TYPES = [
   'oidc_client.secret_rotated',
   'oidc_client.deleted',
   'oidc_grant.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.disabled',
 ] as const;
 type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -87,14 +93,10 @@ export const SYSTEM_ACTOR: AuditActor = { kind: 'system', id: '' };
 
 /** The cursor of a listing: opaque to clients (base64url of the last event id seen). */
 export function encodeAuditCursor(id: string): string {
-  return Buffer.from(`a:${id}`, 'utf8').toString('base64url');
+  return encodeIdCursor('a', id);
 }
 
 /** The last id a cursor names; undefined for a cursor this service did not issue. */
 export function decodeAuditCursor(cursor: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return undefined;
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const m = /^a:([1-9][0-9]{0,18})$/.exec(text);
-  // A bigserial id: beyond int8 is no id this listing issued.
-  return m && BigInt(m[1]) <= 9_223_372_036_854_775_807n ? m[1] : undefined;
+  return decodeIdCursor('a', cursor);
 }

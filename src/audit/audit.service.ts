@@ -1,20 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { requestContext } from '../common/http/request-context';
 import { TenantDb } from '../tenancy/tenant-db';
+import { EventsService } from '../events/events.service';
 import { AuditEventInput, SYSTEM_ACTOR } from './audit-event';
 import { AuditRepository } from './audit.repository';
+import { announcementOf } from './announced-events';
 
 /**
  * Appends audit events. `record` takes the caller's transaction handle: an event
  * is written with the change it describes, so it exists exactly when the change
  * does. Request id, client address and (by default) the actor come from the
- * request context.
+ * request context. A change that is also a service event (src/audit/announced-events.ts)
+ * is announced with it, in the same transaction (webhooks, extensions).
  */
 @Injectable()
 export class AuditService {
   private readonly logger = new Logger('Audit');
 
-  constructor(private readonly repository: AuditRepository) {}
+  constructor(
+    private readonly repository: AuditRepository,
+    private readonly events: EventsService,
+  ) {}
 
   async record(tx: TenantDb, event: AuditEventInput): Promise<void> {
     const ctx = requestContext.getStore();
@@ -33,6 +39,8 @@ export class AuditService {
       requestId: ctx?.requestId ?? '',
       details: event.details ?? {},
     });
+    const announcement = announcementOf(event);
+    if (announcement) await this.events.emit(tx, event.sectorId, announcement.type, announcement.data);
   }
 
   /**

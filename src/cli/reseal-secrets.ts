@@ -7,6 +7,7 @@ import { TOTP_SECRET_SEAL } from '../otp/otp-codes';
 import { OIDC_CLIENT_SECRET_SEAL } from '../oidc/oidc-storage.repository';
 import { OAUTH_PROVIDER_SECRET_SEAL } from '../oauth/oauth-provider.repository';
 import { DirectoryRepository } from '../tenancy/directory.repository';
+import { WEBHOOK_SECRET_SEAL } from '../webhook/webhook-secret';
 import { SealedColumn, SealedColumns, SealedValue } from '../tenancy/sealed-columns';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { report, runWithApp } from './run-with-app';
@@ -28,6 +29,9 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { scope: 'tenant', table: 'oauth_providers', idColumn: 'id', column: 'private_key_sealed', purpose: OAUTH_PROVIDER_SECRET_SEAL },
   // OpenID Provider clients' secrets, in every tenant's storage.
   { scope: 'tenant', table: 'oidc_clients', idColumn: 'client_id', column: 'client_secret_sealed', purpose: OIDC_CLIENT_SECRET_SEAL },
+  // Webhook signing secrets (the current one, and the previous one for a day after a rotation), in every tenant's storage.
+  { scope: 'tenant', table: 'webhooks', idColumn: 'id', column: 'secret_sealed', purpose: WEBHOOK_SECRET_SEAL },
+  { scope: 'tenant', table: 'webhooks', idColumn: 'id', column: 'previous_secret_sealed', purpose: WEBHOOK_SECRET_SEAL },
 ];
 
 export interface ResealOptions {

@@ -98,6 +98,14 @@ export interface AppConfig {
   authCacheConsistency: 'strict' | 'bounded';
   transactionTtlSeconds: number;
   shutdownTimeoutMs: number;
+  /**
+   * EXTENSION_MODULES: the extension modules loaded at start (comma-separated package
+   * names or paths, resolved from the working directory); one that fails to load stops
+   * the start (docs/extending.md).
+   */
+  extensionModules: string[];
+  /** EXTENSION_HOOK_TIMEOUT_MS: how long an extension's hook may take before the step it guards is refused (UNAVAILABLE). */
+  extensionHookTimeoutMs: number;
   /** Migrate every database at start (true), or leave it to `iam-migrate` and refuse to serve a schema that is behind (false). */
   migrateOnStart: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
@@ -118,6 +126,14 @@ export interface AppConfig {
   mailRetryMaxMs: number;
   /** How often every tenant's outbox is swept (besides the tenants known to have mail). */
   mailSweepIntervalMs: number;
+  /**
+   * WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook delivery
+   * (comma-separated durations: `500ms`, `5s`, `5m`, `2h`); after the last the
+   * delivery is marked failed. Each wait is jittered by ±10 %.
+   */
+  webhookRetryScheduleMs: number[];
+  /** WEBHOOK_DISABLE_AFTER_SECONDS: an endpoint whose deliveries all failed this long is disabled (default 5 days). */
+  webhookDisableAfterSeconds: number;
   /** One-time codes sent by mail or SMS: lifetime, wrong tries allowed, resend cooldown. */
   otpCodeTtlSeconds: number;
   otpMaxAttempts: number;
@@ -230,6 +246,28 @@ function namedUrls(env: Env, variable: string): TenantDatabaseServer[] {
     servers.push({ name, url: value });
   }
   return servers;
+}
+
+/**
+ * The default wait before each retry of a webhook delivery: Standard Webhooks'
+ * reference schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h) and one more 10 h, so a
+ * delivery is tried for over 24 hours (about 27.6 h) before it is marked failed.
+ */
+const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A comma-separated list of durations (`500ms`, `5s`, `5m`, `2h`), 1 to 50 of them, each up to 7 days. */
+function durations(env: Env, name: string, def: string): number[] {
+  const raw = str(env, name) ?? def;
+  const parts = raw.split(',').map((p) => p.trim());
+  const out = parts.map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h)$/.exec(part);
+    const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : NaN;
+    if (!(ms >= 1 && ms <= 7 * 86_400_000)) throw new ConfigError(name, 'must be comma-separated durations such as 5s,5m,30m,2h (each up to 7 days)');
+    return ms;
+  });
+  if (out.length > 50) throw new ConfigError(name, 'must list at most 50 durations');
+  return out;
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
@@ -425,6 +463,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     authCacheConsistency: oneOf(env, 'AUTH_CACHE_CONSISTENCY', ['strict', 'bounded'] as const, 'strict'),
     transactionTtlSeconds: int(env, 'AUTH_TRANSACTION_TTL_SECONDS', 600, 10, 86_400),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    extensionModules: [...new Set((str(env, 'EXTENSION_MODULES') ?? '').split(',').map((m) => m.trim()).filter((m) => m !== ''))],
+    extensionHookTimeoutMs: int(env, 'EXTENSION_HOOK_TIMEOUT_MS', 2000, 1, 60_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const, 'text'),
@@ -434,6 +474,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailRetryBaseMs: int(env, 'MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
     mailRetryMaxMs: int(env, 'MAIL_RETRY_MAX_MS', 300_000, 10, 86_400_000),
     mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 3_600_000, 100, 86_400_000),
+    webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400),
     otpCodeTtlSeconds: int(env, 'OTP_CODE_TTL_SECONDS', 600, 1, 86_400),
     otpMaxAttempts: int(env, 'OTP_MAX_ATTEMPTS', 5, 1, 100),
     otpResendCooldownSeconds: int(env, 'OTP_RESEND_COOLDOWN_SECONDS', 30, 0, 3600),

@@ -45,7 +45,20 @@ export interface IssueTokenInput {
   sessionId?: string;
   /** When the user authenticated (Unix seconds), the token's `auth_time`. */
   authTime?: number;
+  /** Claims extension modules add (src/keys/token-claims.ts); reserved names among them are ignored. */
+  extraClaims?: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * The claims the service sets or that mean something to those who check tokens
+ * (JWT's registered claims, OAuth's and OpenID's): extension modules cannot set
+ * or change them (docs/extending.md).
+ */
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+  'sub', 'iat', 'exp', 'jti', 'iss', 'aud', 'nbf',
+  'tenantID', 'sectorID', 'username', 'isAdmin', 'roles', 'permissions', 'cv', 'sid', 'auth_time',
+  'typ', 'scope', 'client_id', 'azp', 'amr', 'acr', 'cnf', 'act', 'may_act', 'nonce', 'at_hash', 'c_hash',
+]);
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Verified tokens remembered (signature checks are deterministic); oldest evicted first. */
@@ -87,7 +100,8 @@ export class AccessTokenService {
       ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
     };
     await this.keys.noteTokenTtl(input.kid, input.ttlSeconds);
-    const token = await this.jwt.signAsync(claims, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });
+    const payload = input.extraClaims ? { ...withoutReserved(input.extraClaims), ...claims } : claims;
+    const token = await this.jwt.signAsync(payload, { privateKey, algorithm: SIGNING_ALG, keyid: input.kid });
     return { token, claims };
   }
 
@@ -152,4 +166,8 @@ export class AccessTokenService {
     this.verified.set(token, { claims, kid });
     return claims;
   }
+}
+
+function withoutReserved(claims: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claims).filter(([name]) => !RESERVED_CLAIMS.has(name)));
 }

@@ -1,4 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { KeysModule } from '../keys/keys.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UserModule } from '../user/user.module';
@@ -9,7 +10,7 @@ import { SessionService } from './session.service';
 
 /** Sign-in sessions: refresh tokens, logout, listing and revocation (their access-token check is in AccessTokenVerifier). */
 @Module({
-  imports: [KeysModule, SettingsModule, UserModule],
+  imports: [EventsModule, KeysModule, SettingsModule, UserModule],
   controllers: [SessionController],
   providers: [SessionRepository, SessionService, RequestContextMiddleware],
   exports: [SessionRepository, SessionService],

@@ -59,6 +59,16 @@ export class SessionRepository {
     return rows[0]?.sessionId;
   }
 
+  /** Whose session an unused refresh token belongs to (a read: nothing is spent); undefined when it is unknown or used. */
+  async ownerOfRefreshToken(db: TenantDb, tokenHash: string): Promise<{ userId: string; sectorId: string } | undefined> {
+    const rows = await db.rows<{ userId: string; sectorId: string }>(
+      `SELECT s.user_id AS "userId", s.sector_id AS "sectorId" FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
+       WHERE r.token_hash = $1 AND r.used_at IS NULL`,
+      [tokenHash],
+    );
+    return rows[0];
+  }
+
   /** The session of a refresh token that was already used (a replay), if it is one. */
   async sessionOfUsedRefreshToken(db: TenantDb, tokenHash: string): Promise<string | undefined> {
     const rows = await db.rows<{ sessionId: string }>(
@@ -77,13 +87,14 @@ export class SessionRepository {
     );
   }
 
-  /** Revokes a session (of `userId` when given); false when there is no such live session. */
-  async revoke(db: TenantDb, sessionId: string, userId?: string): Promise<boolean> {
-    const rows = await db.rows(
-      `UPDATE sessions SET revoked_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR user_id = $2::uuid) AND revoked_at IS NULL RETURNING id`,
+  /** Revokes a session (of `userId` when given); answers whose it was, undefined when there is no such live session. */
+  async revoke(db: TenantDb, sessionId: string, userId?: string): Promise<{ userId: string; sectorId: string } | undefined> {
+    const [row] = await db.rows<{ userId: string; sectorId: string }>(
+      `UPDATE sessions SET revoked_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR user_id = $2::uuid) AND revoked_at IS NULL
+       RETURNING user_id AS "userId", sector_id AS "sectorId"`,
       [sessionId, userId ?? null],
     );
-    return rows.length > 0;
+    return row;
   }
 
   /** Removes sessions (and their refresh tokens) that expired or were revoked over a day ago. */

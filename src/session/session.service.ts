@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { unixSeconds } from '../common/wire/wire';
 import { AccessTokenService } from '../keys/access-token.service';
+import { TokenClaims } from '../keys/token-claims';
 import { SectorScope, SectorScopes } from '../settings/sector-scope';
 import { newRoutedId, tenantOfRoutedId } from '../tenancy/routed-id';
 import { AuthStateCache } from '../tenancy/auth-state-cache';
@@ -13,13 +14,20 @@ import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDb } from '../tenancy/tenant-db';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { UserEntity } from '../user/user.entity';
-import { UserRepository } from '../user/user.repository';
+import { UserGrants, UserRepository } from '../user/user.repository';
 import { SignOutHooks } from '../user/sign-out-hooks';
+import { EventsService } from '../events/events.service';
 import { StepUpService } from '../user/step-up.service';
 import type { TargetUserRef } from '../settings/request-targets';
 import { ListSessionsResponse, RefreshTokenResponse, SessionResponse } from './dto/session.dto';
 import { currentUserAgent } from './request-context';
 import { SessionRepository, SessionRow } from './session.repository';
+
+/** What the caller of `issueFor` already read for the token: the user's grants, the extension claims. */
+export interface IssueKnown {
+  grants?: UserGrants;
+  extraClaims?: Record<string, unknown>;
+}
 
 /** A session just started: its id (the tokens' `sid`) and its first refresh token. */
 export interface StartedSession {
@@ -46,15 +54,21 @@ export class SessionService {
     private readonly cache: AuthStateCache,
     private readonly stepUp: StepUpService,
     private readonly signOut: SignOutHooks,
+    private readonly events: EventsService,
+    private readonly claims: TokenClaims,
   ) {}
 
-  /** Starts a session for a completed sign-in, with the sector's lifetime and idle timeout; `amr` records how it authenticated the user (RFC 8176). */
-  async start(scope: SectorScope, user: UserEntity, clientIp: string, amr: string[] = []): Promise<StartedSession> {
+  /**
+   * Starts a session for a completed sign-in, with the sector's lifetime and idle
+   * timeout; `amr` records how it authenticated the user (RFC 8176). Written through
+   * `db` (the caller's transaction) when given, else the scope's database.
+   */
+  async start(scope: SectorScope, user: UserEntity, clientIp: string, amr: string[] = [], db: TenantDb = scope.db): Promise<StartedSession> {
     const settings = await scope.settings();
     const sessionId = randomUUID();
     const refreshToken = newRoutedId(scope.route.tenant.id);
     await this.sessions.insert(
-      scope.db,
+      db,
       {
         id: sessionId,
         userId: user.id,
@@ -82,6 +96,8 @@ export class SessionService {
     if (!tenant) throw invalid();
     const db = await this.connections.db(tenant);
     const hash = hashSecretToken(refreshToken);
+    // Extension claims are collected before the refresh token is spent: a contributor that fails (UNAVAILABLE) leaves it usable for a retry.
+    const extraClaims = this.claims.active ? await this.claimsBeforeRefresh(db, hash) : undefined;
     const next = newRoutedId(tenant.id);
     const outcome = await db.transaction(async (tx) => {
       const sessionId = await this.sessions.useRefreshToken(tx, hash);
@@ -94,7 +110,7 @@ export class SessionService {
     });
     if (!outcome.session) {
       if (!outcome.replayed) throw invalid();
-      await this.endSession(db, outcome.replayed);
+      await this.endSession(db, outcome.replayed, 'refresh_token_reused');
       // Whose session it was is not known here: drop what this instance cached of the tenant.
       this.cache.flush(tenant);
       throw DomainError.unauthenticated(Reason.REFRESH_TOKEN_REUSED, 'The refresh token was already used; the session has been revoked.');
@@ -104,13 +120,41 @@ export class SessionService {
     if (!user || user.sectorId !== session.sectorId) throw invalid();
     const scope = await this.scopes.byId(session.sectorId);
     // A refresh is not an authentication: the token keeps the time of the sign-in that started the session.
-    const { token } = await this.issueFor(scope, user, session.id, Math.floor(session.createdAt.getTime() / 1000));
+    const { token } = await this.issueFor(scope, user, session.id, Math.floor(session.createdAt.getTime() / 1000), { extraClaims });
     return { token, refreshToken: next };
   }
 
-  /** Issues an access token of a session; `authTime` (Unix seconds) is when the user authenticated, now by default. */
-  async issueFor(scope: SectorScope, user: UserEntity, sessionId: string, authTime = Math.floor(Date.now() / 1000)): Promise<{ token: string }> {
-    const [settings, grants] = await Promise.all([scope.settings(), this.users.grantsOf(scope.db, user.id)]);
+  /** Do extension modules add claims to access tokens? (src/keys/token-claims.ts) */
+  get addsExtensionClaims(): boolean {
+    return this.claims.active;
+  }
+
+  /** The claims extension modules add to the user's access tokens; UNAVAILABLE when a contributor fails (docs/extending.md). */
+  async extensionClaims(scope: SectorScope, user: UserEntity, grants?: UserGrants): Promise<Record<string, unknown>> {
+    const { roles, permissions } = grants ?? (await this.users.grantsOf(scope.db, user.id));
+    return this.claims.collect({
+      tenantID: scope.route.tenant.id,
+      sectorID: scope.route.sectorId,
+      user: { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin, roles, permissions },
+    });
+  }
+
+  /** The extension claims for the user of an unused refresh token (undefined when it is none: the refresh fails anyway). */
+  private async claimsBeforeRefresh(db: TenantDb, hash: string): Promise<Record<string, unknown> | undefined> {
+    const owner = await this.sessions.ownerOfRefreshToken(db, hash);
+    const user = owner ? await this.users.findById(db, owner.userId) : null;
+    if (!owner || !user || user.sectorId !== owner.sectorId) return undefined;
+    return this.extensionClaims(await this.scopes.byId(owner.sectorId), user);
+  }
+
+  /**
+   * Issues an access token of a session; `authTime` (Unix seconds) is when the user
+   * authenticated, now by default. `known`: what the caller read already (else it is
+   * read here): the user's grants, the extension claims.
+   */
+  async issueFor(scope: SectorScope, user: UserEntity, sessionId: string, authTime = Math.floor(Date.now() / 1000), known?: IssueKnown): Promise<{ token: string }> {
+    const [settings, grants] = await Promise.all([scope.settings(), known?.grants ?? this.users.grantsOf(scope.db, user.id)]);
+    const claims = known?.extraClaims ?? (this.claims.active ? await this.extensionClaims(scope, user, grants) : undefined);
     return this.tokens.issue({
       tenantId: scope.route.tenant.id,
       kid: scope.route.tenant.kid,
@@ -124,6 +168,7 @@ export class SessionService {
       ttlSeconds: Number(settings.accessTokenDuration),
       sessionId,
       authTime,
+      extraClaims: claims,
     });
   }
 
@@ -149,7 +194,7 @@ export class SessionService {
     if (caller.kind !== 'user') throw DomainError.permissionDenied('Only a signed-in user has a session to end.');
     if (caller.sessionId) {
       const db = await this.connections.db(caller.tenant);
-      await this.endSession(db, caller.sessionId, caller.userId);
+      await this.endSession(db, caller.sessionId, 'signed_out', caller.userId);
       this.cache.forget(caller.tenant, `u:${caller.userId}`);
     }
     return {};
@@ -162,7 +207,7 @@ export class SessionService {
   }
 
   async revoke(db: TenantDb, userId: string, sessionId: string): Promise<{ id: string }> {
-    if (!isUuidLike(sessionId) || !(await this.endSession(db, sessionId, userId))) {
+    if (!isUuidLike(sessionId) || !(await this.endSession(db, sessionId, 'revoked', userId))) {
       throw DomainError.notFound(Reason.SESSION_NOT_FOUND, 'No such active session of this user.');
     }
     this.cache.forget(db.tenant, `u:${userId}`);
@@ -174,9 +219,11 @@ export class SessionService {
    * what was born of it (the OpenID Provider sessions it signed in); notifies
    * after the commit. False when there was no such live session.
    */
-  private async endSession(db: TenantDb, sessionId: string, userId?: string): Promise<boolean> {
+  private async endSession(db: TenantDb, sessionId: string, reason: 'revoked' | 'signed_out' | 'refresh_token_reused', userId?: string): Promise<boolean> {
     const after = await db.transaction(async (tx) => {
-      if (!(await this.sessions.revoke(tx, sessionId, userId))) return undefined;
+      const revoked = await this.sessions.revoke(tx, sessionId, userId);
+      if (!revoked) return undefined;
+      await this.events.emit(tx, revoked.sectorId, 'session.revoked', { userID: revoked.userId, sessionID: sessionId, reason });
       return this.signOut.signedOut(tx, { kind: 'sessions', sessionIds: [sessionId] });
     });
     if (!after) return false;

@@ -23,7 +23,20 @@ export class TenantDb {
   constructor(
     readonly tenant: TenantRef,
     readonly manager: EntityManager,
+    /** On a handle made by `transaction`: what runs once that transaction committed. */
+    private readonly committed?: Array<() => void>,
   ) {}
+
+  /**
+   * Runs `fn` once the work done through this handle is committed: after the
+   * commit of the `transaction` that made it (never, if it rolls back), or at
+   * once on a handle outside any transaction (its statements commit as they run).
+   * `fn` must not throw (what throws is logged by nobody and dropped).
+   */
+  afterCommit(fn: () => void): void {
+    if (this.committed) this.committed.push(fn);
+    else runQuietly(fn);
+  }
 
   /**
    * One read on the hot path (every authenticated request): straight on the pg
@@ -60,9 +73,20 @@ export class TenantDb {
   }
 
   /** Runs `work` in one database transaction of this tenant. */
-  transaction<T>(work: (tx: TenantDb) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: TenantDb) => Promise<T>): Promise<T> {
     if (this.manager.queryRunner?.isTransactionActive) return work(this);
-    return this.manager.transaction((em) => work(new TenantDb(this.tenant, em)));
+    const committed: Array<() => void> = [];
+    const result = await this.manager.transaction((em) => work(new TenantDb(this.tenant, em, committed)));
+    for (const fn of committed) runQuietly(fn);
+    return result;
+  }
+}
+
+function runQuietly(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // afterCommit's callers log their own failures; the committed change stands.
   }
 }
 

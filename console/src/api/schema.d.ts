@@ -625,6 +625,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the sector’s webhooks (never their secrets) */
+        get: operations["WebhookController_list"];
+        put?: never;
+        /** Register an endpoint for the sector’s events (its signing secret is shown only here; signed-in admins of the sector or the default sector) */
+        post: operations["WebhookController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a webhook’s URL, events, description or enabled flag (merge: fields left out keep their values) */
+        put: operations["WebhookController_update"];
+        post?: never;
+        /** Delete a webhook: nothing more is sent to it, its delivery log goes with it */
+        delete: operations["WebhookController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a webhook a new signing secret (shown only here); the old one signs beside it for 24 hours */
+        post: operations["WebhookController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook’s deliveries, newest first, paged by cursor: event, attempts, last answer, next attempt */
+        get: operations["WebhookController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sectors/{sectorID}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this webhook alone (whatever it subscribes to, even while disabled) */
+        post: operations["WebhookController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{sub}/otp-registrations": {
         parameters: {
             query?: never;
@@ -1159,7 +1246,7 @@ export interface components {
              */
             occurredAt: string;
             /** @enum {string} */
-            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+            type: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
             /** @enum {string} */
             outcome: "success" | "failure";
             /** @description The refusal reason of a failure (an error reason), else empty. */
@@ -1856,6 +1943,141 @@ export interface components {
             /** @description The names of roles of the user's sector; the user holds exactly these afterwards. */
             roles: string[];
         };
+        /**
+         * @description The event types the endpoint receives (docs/api.md, Webhooks), or `["*"]` alone for every event, those added later included. At least one; duplicates are dropped, the order kept.
+         * @enum {string}
+         */
+        WebhookEventType: "*" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.signed_in" | "user.password_changed" | "user.roles_changed" | "session.revoked" | "api_token.created" | "api_token.revoked" | "webhook.test";
+        CreateWebhookDto: {
+            /** @description Where events are POSTed: an absolute `https` URL (no credentials, no fragment, at most 2,048 characters) whose host is a public address or a name resolving only to public addresses. `http` and loopback, private and link-local addresses are accepted only when the service runs with `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`. */
+            url: string;
+            /** @description The event types the endpoint receives (docs/api.md, Webhooks), or `["*"]` alone for every event, those added later included. At least one; duplicates are dropped, the order kept. */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description What the endpoint is for, up to 500 characters. Absent: empty. */
+            description?: string;
+            /** @description Whether events are sent to it. Absent: true. */
+            enabled?: boolean;
+        };
+        CreateWebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string;
+            enabled: boolean;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            createdAt: string;
+            /** @description The signing secret, `whsec_` and the base64 of 32 random bytes: shown only in this response (and a new one in rotate-secret’s). Verify deliveries with it (Standard Webhooks). */
+            secret: string;
+        };
+        WebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string;
+            /** @description False when an admin disabled it, or when the service did after its deliveries failed for WEBHOOK_DISABLE_AFTER_SECONDS (see disabledReason). */
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint; empty when it did not (also when an admin disabled it). */
+            disabledReason: string;
+            /**
+             * Format: int64
+             * @description Unix seconds: when the current run of failed deliveries began; "0" while deliveries succeed.
+             */
+            failingSince: string;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            updatedAt: string;
+        };
+        ListWebhooksResponse: {
+            /** @description The sector’s webhooks, oldest first; never their secrets. */
+            webhooks: components["schemas"]["WebhookResponse"][];
+        };
+        UpdateWebhookDto: {
+            /** @description Where events are POSTed: an absolute `https` URL (no credentials, no fragment, at most 2,048 characters) whose host is a public address or a name resolving only to public addresses. `http` and loopback, private and link-local addresses are accepted only when the service runs with `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`. */
+            url?: string;
+            /** @description The event types the endpoint receives (docs/api.md, Webhooks), or `["*"]` alone for every event, those added later included. At least one; duplicates are dropped, the order kept. */
+            events?: components["schemas"]["WebhookEventType"][];
+            /** @description What the endpoint is for, up to 500 characters. */
+            description?: string;
+            /** @description Whether events are sent to it. Enabling an endpoint the service disabled clears `disabledReason` and `failingSince`. */
+            enabled?: boolean;
+        };
+        DeleteWebhookResponse: {
+            /** Format: uuid */
+            id: string;
+        };
+        RotateWebhookSecretResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @description The new signing secret, shown only here. The previous one keeps signing beside it for 24 hours (two signatures per delivery). */
+            secret: string;
+        };
+        /**
+         * @description The event’s type (docs/api.md, Webhooks).
+         * @enum {string}
+         */
+        ServiceEventType: "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.signed_in" | "user.password_changed" | "user.roles_changed" | "session.revoked" | "api_token.created" | "api_token.revoked" | "webhook.test";
+        WebhookDeliveryResponse: {
+            /** Format: int64 */
+            id: string;
+            /** @description The event’s id: the `webhook-id` header of every attempt. */
+            eventID: string;
+            /** @description The event’s type (docs/api.md, Webhooks). */
+            eventType: components["schemas"]["ServiceEventType"];
+            /**
+             * @description `pending` until an attempt succeeds (any 2xx) or the retry schedule is spent (`failed`).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @description Attempts made so far.
+             */
+            attempts: number;
+            /**
+             * Format: int32
+             * @description The HTTP status of the last attempt; 0 before the first, or when the last got no answer (see lastError).
+             */
+            lastStatus: number;
+            /** @description Why the last attempt failed (e.g. `HTTP 500`, a timeout, a refused address); empty when it did not. */
+            lastError: string;
+            /**
+             * Format: int64
+             * @description Unix seconds: when the next attempt is due; "0" unless pending.
+             */
+            nextAttemptAt: string;
+            /**
+             * Format: int64
+             * @description Unix seconds: when the event happened.
+             */
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Unix seconds: when the delivery succeeded or failed for good; "0" while pending.
+             */
+            finishedAt: string;
+        };
+        ListWebhookDeliveriesResponse: {
+            /** @description Newest first. Ended deliveries are kept 30 days. */
+            deliveries: components["schemas"]["WebhookDeliveryResponse"][];
+            /** @description Pass as `cursor` for the next (older) page; empty on the last page. */
+            nextCursor: string;
+        };
+        TestWebhookResponse: {
+            /** @description The id of the `webhook.test` event queued for the endpoint: its `webhook-id` header and the `eventID` of its delivery. */
+            eventID: string;
+        };
         OtpRegistrationResponse: {
             registrationID: string;
             /** @enum {string} */
@@ -2441,7 +2663,7 @@ export interface operations {
                 actor?: string;
                 /** @description The id of the target (a user id, a token id, a sector id, …). */
                 target?: string;
-                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked";
+                type?: "sign_in" | "mfa.enrolled" | "mfa.removed" | "identity.linked" | "mfa.flag_cleared" | "password.changed" | "password.reset" | "user.created" | "user.updated" | "user.deleted" | "user.disabled" | "user.enabled" | "user.roles_changed" | "role.changed" | "user.invited" | "settings.updated" | "oauth_providers.updated" | "api_token.created" | "api_token.revoked" | "tenant.provisioned" | "signing_key.rotated" | "oidc_client.created" | "oidc_client.updated" | "oidc_client.secret_rotated" | "oidc_client.deleted" | "oidc_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Default 50, at most 200. */
@@ -4313,6 +4535,306 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRolesResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhooksResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateWebhookSecretResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_deliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries in this state. */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Default 20, at most 100. */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookDeliveriesResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhookController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestWebhookResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */

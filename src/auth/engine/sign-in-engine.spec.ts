@@ -1,9 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { DomainError } from '../../common/errors/domain-error';
 import { Assurance, nextStep } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { FactorRegistry } from './factor-registry';
 import { BeginOutcome, FactorStrategy, PendingSlot, StepState, Verdict } from './factor-strategy';
 import { SignInEngine } from './sign-in-engine';
+import { SignInPolicies } from './sign-in-policies';
 
 /*
  * Factors this service has never heard of, declared only by their strategies:
@@ -72,7 +74,7 @@ class FakeStrategy implements FactorStrategy<string, string, { nonce: string }> 
 
 const TENANT = '11111111-2222-3333-4444-555555555555';
 
-function setUp(mfaRequired: boolean) {
+function setUp(mfaRequired: boolean, policies = new SignInPolicies({ extensionHookTimeoutMs: 50 } as never)) {
   const registry = new FactorRegistry();
   const pin = new FakeStrategy('pin', PIN, false, '1234');
   const token = new FakeStrategy('token', TOKEN, true, '999999');
@@ -89,15 +91,18 @@ function setUp(mfaRequired: boolean) {
     { otpMaxAttempts: 3, transactionTtlSeconds: 300 } as never,
     registry,
     {} as never,
-    {} as never,
+    { grantsOf: async () => ({ roles: ['staff'], permissions: ['doc:read'] }) } as never,
     transactions as never,
     { reserve: async () => ({ cancel: async () => undefined, succeeded: async () => undefined }), count: async () => undefined } as never,
     { noteActivity: () => undefined } as never,
     { start: async () => ({ sessionId: 's1', refreshToken: 'r1' }), issueFor: async () => ({ token: 't1' }) } as never,
     { signIns: { inc: () => undefined } } as never,
     { recordAlone: async () => undefined } as never,
+    { emit: async () => undefined } as never,
+    policies,
   );
-  const scope = { db: {}, route: { sectorId: 'sector', tenant: { id: TENANT } }, settings: async () => ({ mfaRequired }) };
+  const db = { transaction: (work: (tx: unknown) => Promise<unknown>) => work(db) };
+  const scope = { db, route: { sectorId: 'sector', tenant: { id: TENANT } }, settings: async () => ({ mfaRequired }) };
   const user = { id: 'u1', username: 'ann', email: '' };
   const state = (tx?: AuthTransactionEntity): StepState => ({ scope, tx, user, login: 'ann', clientIp: '' }) as never;
   return { registry, pin, token, transactions, inserted, engine, state };
@@ -126,11 +131,11 @@ describe('SignInEngine on fake strategies', () => {
     const { engine, token, state, transactions } = setUp(true);
     const tx = Object.assign(new AuthTransactionEntity(), { id: 'tx1', factors: ['PIN'], userId: 'u1', data: {} });
     await expect(engine.begin(token, state(tx), 'n1')).resolves.toEqual({ nonce: 'n1' });
-    expect(transactions.setPending).toHaveBeenCalledWith({}, 'tx1', 'token-pending', { nonce: 'n1' });
+    expect(transactions.setPending).toHaveBeenCalledWith(expect.anything(), 'tx1', 'token-pending', { nonce: 'n1' });
 
     tx.data = { 'token-pending': { nonce: 'n1' } };
     await expect(engine.verify(token, state(tx), '999999')).resolves.toMatchObject({ status: 'SUCCESS', token: 't1' });
-    expect(transactions.advance).toHaveBeenCalledWith({}, 'tx1', 'PENDING', {
+    expect(transactions.advance).toHaveBeenCalledWith(expect.anything(), 'tx1', 'PENDING', {
       factors: ['PIN', 'HARDWARE_TOKEN'],
       status: 'SUCCESS',
       pendingChallenge: '',
@@ -151,13 +156,78 @@ describe('SignInEngine on fake strategies', () => {
     const { engine, token, state, transactions } = setUp(false);
     const tx = Object.assign(new AuthTransactionEntity(), { id: 'tx1', factors: ['PIN'], userId: 'u1', data: {} });
     await expect(engine.verify(token, state(tx), 'nope')).rejects.toMatchObject({ reason: 'FAKE_WRONG', message: 'wrong (2)' });
-    expect(transactions.spendAttempt).toHaveBeenCalledWith({}, 'tx1');
+    expect(transactions.spendAttempt).toHaveBeenCalledWith(expect.anything(), 'tx1');
   });
 
   it('records a factor by its strategy id without a proof step', async () => {
     const { engine, state } = setUp(false);
     const s = state();
     await expect(engine.recordFactor(s.scope, s.user!, undefined, 'pin', '')).resolves.toMatchObject({ status: 'SUCCESS' });
+  });
+});
+
+describe('SignInEngine with the sign-in policies of extension modules', () => {
+  // The failures they log are expected here.
+  beforeAll(() => Logger.overrideLogger(false));
+
+  const withPolicy = (mfaRequired: boolean, policy: (...args: never[]) => unknown) => {
+    const policies = new SignInPolicies({ extensionHookTimeoutMs: 50 } as never);
+    policies.add('test-policy', policy as never);
+    return setUp(mfaRequired, policies);
+  };
+
+  it('asks them before a transaction succeeds, with the user, factors and address; a deny records nothing', async () => {
+    const seen: unknown[] = [];
+    const { engine, pin, state, inserted } = withPolicy(false, (ctx: unknown) => {
+      seen.push(ctx);
+      return { decision: 'deny', message: 'Not from there.' };
+    });
+    await expect(engine.verify(pin, { ...state(), clientIp: '203.0.113.9' }, '1234')).rejects.toMatchObject({ code: 7, reason: 'SIGN_IN_DENIED_BY_POLICY', message: 'Not from there.' });
+    expect(seen).toEqual([
+      {
+        tenantID: TENANT,
+        sectorID: 'sector',
+        user: { id: 'u1', username: 'ann', email: '', isAdmin: undefined, roles: ['staff'], permissions: ['doc:read'] },
+        factors: ['PIN'],
+        amr: ['pin'],
+        clientIp: '203.0.113.9',
+        userAgent: '',
+      },
+    ]);
+    expect(inserted).toEqual([]);
+  });
+
+  it('asks for a second factor on require_mfa (enrollment when the user has none), and lets the second one complete', async () => {
+    const policy = () => ({ decision: 'require_mfa' });
+    const first = withPolicy(false, policy);
+    await expect(first.engine.verify(first.pin, first.state(), '1234')).resolves.toMatchObject({ status: 'MFA_ENROLLMENT_REQUIRED', challengeType: 'EMAIL_OTP_ENROLLMENT' });
+    expect(first.inserted[0]).toMatchObject({ factors: ['PIN'], status: 'PENDING' });
+
+    const enrolled = withPolicy(false, policy);
+    enrolled.token.enrolled = true;
+    await expect(enrolled.engine.verify(enrolled.pin, enrolled.state(), '1234')).resolves.toMatchObject({ status: 'MFA_REQUIRED', challengeType: 'HARDWARE_TOKEN' });
+    const tx = Object.assign(new AuthTransactionEntity(), { id: 'tx1', factors: ['PIN'], userId: 'u1', data: {} });
+    await expect(enrolled.engine.verify(enrolled.token, enrolled.state(tx), '999999')).resolves.toMatchObject({ status: 'SUCCESS', token: 't1' });
+  });
+
+  it('is not asked while the transaction still needs a factor', async () => {
+    const policy = jest.fn(() => ({ decision: 'allow' }));
+    const { engine, pin, state } = withPolicy(true, policy);
+    await expect(engine.verify(pin, state(), '1234')).resolves.toMatchObject({ status: 'MFA_ENROLLMENT_REQUIRED' });
+    expect(policy).not.toHaveBeenCalled();
+  });
+
+  it('fails safe: a policy that throws or answers late refuses the step with UNAVAILABLE and records nothing', async () => {
+    for (const policy of [
+      () => {
+        throw new Error('boom');
+      },
+      () => new Promise(() => undefined),
+    ]) {
+      const { engine, pin, state, inserted } = withPolicy(false, policy);
+      await expect(engine.verify(pin, state(), '1234')).rejects.toMatchObject({ code: 14, reason: 'EXTENSION_HOOK_FAILED' });
+      expect(inserted).toEqual([]);
+    }
   });
 });
 

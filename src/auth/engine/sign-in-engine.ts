@@ -3,21 +3,24 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainError } from '../../common/errors/domain-error';
 import { Reason } from '../../common/errors/error-codes';
 import { SectorScope, SectorScopes } from '../../settings/sector-scope';
-import { SessionService } from '../../session/session.service';
+import { IssueKnown, SessionService } from '../../session/session.service';
+import { currentUserAgent } from '../../session/request-context';
 import { newRoutedId } from '../../tenancy/routed-id';
 import { accountRef } from '../../throttle/throttle-policy';
 import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.service';
 import { UserEntity } from '../../user/user.entity';
 import { UserRepository } from '../../user/user.repository';
 import type { AuthResultResponse } from './auth.dto';
-import { Assurance, authenticationMethods, Factor, nextStep } from './auth-policy';
+import { Assurance, authenticationMethods, Factor, NextStep, nextStep, PolicyInput } from './auth-policy';
 import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FactorRegistry } from './factor-registry';
+import { SignInPolicies } from './sign-in-policies';
 import { ConsumePending, FactorStrategy, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
 import { Metrics } from '../../metrics/metrics.service';
 import { AuditService } from '../../audit/audit.service';
+import { EventsService } from '../../events/events.service';
 
 /** The kind of the transactions sign-in steps continue (other flows, such as factor registration, keep their own kinds). */
 export const SIGN_IN = 'login';
@@ -51,6 +54,8 @@ export class SignInEngine {
     private readonly sessions: SessionService,
     private readonly metrics: Metrics,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
+    private readonly policies: SignInPolicies,
   ) {}
 
   /** The sector of a sign-in request (omitted: the platform tenant's default sector). */
@@ -264,11 +269,18 @@ export class SignInEngine {
   ): Promise<AuthResultResponse> {
     const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
     const settings = await scope.settings();
-    const next = nextStep({
+    const input: PolicyInput = {
       factors: factors.map((f) => this.registry.assuranceOf(f)),
       mfaRequired: settings.mfaRequired,
       enrolledSecondFactors: await this.enrolledSecondFactors(scope, user),
-    });
+    };
+    let next = nextStep(input);
+    // Extension modules' sign-in policies and token claims are asked before anything is recorded, so that a refusal or
+    // a failure leaves the transaction as it was (docs/adr/0047-extension-modules.md). Without any, two checks.
+    let known: IssueKnown | undefined;
+    if (next.status === 'SUCCESS' && (this.policies.size > 0 || this.sessions.addsExtensionClaims)) {
+      ({ next, known } = await this.askExtensions(scope, user, factors, clientIp, input, next));
+    }
     const status = next.status === 'SUCCESS' ? 'SUCCESS' : 'PENDING';
     let transactionId: string;
     if (existing) {
@@ -291,9 +303,53 @@ export class SignInEngine {
     }
     if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
     // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
-    const session = await this.sessions.start(scope, user, clientIp, authenticationMethods(factors.map((f) => this.registry.assuranceOf(f))));
-    const { token } = await this.sessions.issueFor(scope, user, session.sessionId);
+    // The session and its `user.signed_in` event are written together.
+    const amr = authenticationMethods(factors.map((f) => this.registry.assuranceOf(f)));
+    const session = await scope.db.transaction(async (tx) => {
+      const started = await this.sessions.start(scope, user, clientIp, amr, tx);
+      await this.events.emit(tx, scope.route.sectorId, 'user.signed_in', {
+        userID: user.id,
+        sessionID: started.sessionId,
+        factors,
+        amr,
+        clientIP: clientIp,
+      });
+      return started;
+    });
+    const { token } = await this.sessions.issueFor(scope, user, session.sessionId, undefined, known);
     return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
+  }
+
+  /**
+   * What extension modules make of a transaction about to succeed: the sign-in
+   * policies answer `next` as it was, or the second factor one of them asks for (as
+   * if the sector required MFA); a refusal, or a policy that failed, throws. When it
+   * still succeeds, the claims the token will carry. The user's grants are read once,
+   * for them and for the token.
+   */
+  private async askExtensions(
+    scope: SectorScope,
+    user: UserEntity,
+    factors: Factor[],
+    clientIp: string,
+    input: PolicyInput,
+    next: NextStep,
+  ): Promise<{ next: NextStep; known: IssueKnown }> {
+    const grants = await this.users.grantsOf(scope.db, user.id);
+    if (this.policies.size > 0) {
+      const decision = await this.policies.decide({
+        tenantID: scope.route.tenant.id,
+        sectorID: scope.route.sectorId,
+        user: { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin, roles: grants.roles, permissions: grants.permissions },
+        factors,
+        amr: authenticationMethods(input.factors),
+        clientIp,
+        userAgent: currentUserAgent(),
+      });
+      if (decision === 'require_mfa') next = nextStep({ ...input, mfaRequired: true });
+    }
+    if (next.status !== 'SUCCESS' || !this.sessions.addsExtensionClaims) return { next, known: { grants } };
+    return { next, known: { grants, extraClaims: await this.sessions.extensionClaims(scope, user, grants) } };
   }
 
   /**

@@ -85,6 +85,8 @@ export const Reason = {
   USER_DISABLED: 'USER_DISABLED',
   /** An OpenID Provider sign-in request finished from a browser other than the one that started it. */
   OIDC_INTERACTION_OTHER_BROWSER: 'OIDC_INTERACTION_OTHER_BROWSER',
+  /** A sign-in policy of an extension module refused the sign-in; the message is the policy's (docs/extending.md). */
+  SIGN_IN_DENIED_BY_POLICY: 'SIGN_IN_DENIED_BY_POLICY',
   // NOT_FOUND
   ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
   TENANT_NOT_FOUND: 'TENANT_NOT_FOUND',
@@ -101,6 +103,8 @@ export const Reason = {
   OIDC_CLIENT_NOT_FOUND: 'OIDC_CLIENT_NOT_FOUND',
   OIDC_GRANT_NOT_FOUND: 'OIDC_GRANT_NOT_FOUND',
   ROLE_NOT_FOUND: 'ROLE_NOT_FOUND',
+  /** No such webhook in the sector (also another sector's or tenant's). */
+  WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
   // ALREADY_EXISTS
   TENANT_SLUG_TAKEN: 'TENANT_SLUG_TAKEN',
   SECTOR_SLUG_TAKEN: 'SECTOR_SLUG_TAKEN',
@@ -156,6 +160,8 @@ export const Reason = {
   PENDING_REGISTRATIONS_LIMIT: 'PENDING_REGISTRATIONS_LIMIT',
   /** A sector holds at most 1,000 roles. */
   ROLE_LIMIT_REACHED: 'ROLE_LIMIT_REACHED',
+  /** A sector holds at most 50 webhooks. */
+  WEBHOOK_LIMIT_REACHED: 'WEBHOOK_LIMIT_REACHED',
   // INTERNAL / UNAVAILABLE
   INTERNAL: 'INTERNAL',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
@@ -163,4 +169,6 @@ export const Reason = {
   TENANT_MOVING: 'TENANT_MOVING',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /** An extension module's hook threw, answered late or answered something it may not: the step it guards is refused (docs/extending.md). */
+  EXTENSION_HOOK_FAILED: 'EXTENSION_HOOK_FAILED',
 } as const;

@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { SYSTEM_ACTOR } from '../audit/audit-event';
+import { SecretBox } from '../common/crypto/secret-box';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics.service';
+import { ExactTime } from '../outbox/outbox-pending.repository';
+import { OutboxQueue } from '../outbox/outbox-queue';
+import { BATCH_BUDGET_MS, LEASE_MS, OutboxWorker } from '../outbox/outbox.worker';
+import { TenantDb } from '../tenancy/tenant-db';
+import { ClaimedDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
+import { WEBHOOK_SECRET_SEAL } from './webhook-secret';
+import { AttemptResult, WebhookSender } from './webhook-sender';
+
+/** Deliveries claimed per statement. */
+const BATCH_SIZE = 50;
+/** Deliveries of one tenant in flight at once. */
+const PARALLEL_SENDS = 8;
+/** Ended deliveries stay in the delivery log this long. */
+const DELIVERY_RETENTION_DAYS = 30;
+
+/** The wait before retry `n` (1-based) per the schedule, ±10 % jitter; null once the schedule is spent. */
+export function retryDelay(schedule: readonly number[], attempt: number, random: () => number = Math.random): number | null {
+  const wait = schedule[attempt - 1];
+  if (wait === undefined) return null;
+  return Math.max(1, Math.round(wait * (0.9 + 0.2 * random())));
+}
+
+/**
+ * Webhook deliveries as the outbox worker sends them: each claimed delivery is
+ * POSTed (WebhookSender); a 2xx ends it, anything else schedules the next attempt
+ * on WEBHOOK_RETRY_SCHEDULE and, once that is spent, marks it failed. An endpoint
+ * whose deliveries have failed for WEBHOOK_DISABLE_AFTER_SECONDS (5 days) is
+ * disabled, with a `webhook.disabled` audit event. A delivery to a disabled
+ * endpoint fails at once (a test event is still sent).
+ */
+@Injectable()
+export class WebhookQueue implements OutboxQueue, OnModuleInit {
+  readonly name = 'webhooks';
+  private readonly logger = new Logger('Webhooks');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly sender: WebhookSender,
+    private readonly box: SecretBox,
+    private readonly audit: AuditService,
+    private readonly worker: OutboxWorker,
+    private readonly metrics: Metrics,
+  ) {}
+
+  onModuleInit(): void {
+    this.worker.register(this);
+  }
+
+  async drain(db: TenantDb, stopping: () => boolean): Promise<void> {
+    while (!stopping()) {
+      const batch = await this.deliveries.claimDue(db, BATCH_SIZE, LEASE_MS);
+      const deadline = Date.now() + BATCH_BUDGET_MS;
+      let next = 0;
+      const untried: string[] = [];
+      const lane = async () => {
+        while (next < batch.length) {
+          const d = batch[next++];
+          if (stopping() || Date.now() > deadline) untried.push(d.id);
+          else await this.deliverOne(db, d);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, batch.length) }, lane));
+      if (untried.length > 0) {
+        await this.deliveries.release(db, untried);
+        return;
+      }
+      if (batch.length < BATCH_SIZE) return;
+    }
+  }
+
+  nextDueAt(db: TenantDb): Promise<ExactTime | null> {
+    return this.deliveries.nextDueAt(db);
+  }
+
+  purge(db: TenantDb): Promise<void> {
+    return this.deliveries.purgeFinished(db, DELIVERY_RETENTION_DAYS);
+  }
+
+  private async deliverOne(db: TenantDb, d: ClaimedDelivery): Promise<void> {
+    const result = await this.attempt(d);
+    this.metrics.outboxDeliveries.inc({ channel: 'webhook', outcome: result.ok ? 'sent' : 'failed' });
+    if (result.ok) {
+      await this.deliveries.succeeded(db, d, result.status ?? 200);
+      return;
+    }
+    const delay = d.enabled || d.eventType === 'webhook.test' ? retryDelay(this.config.webhookRetryScheduleMs, d.attempts) : null;
+    await db.transaction(async (tx) => {
+      await this.deliveries.attemptFailed(tx, d, result.status, result.error, delay);
+      if (!d.enabled) return;
+      const days = Math.round(this.config.webhookDisableAfterSeconds / 86_400);
+      const reason = `Every delivery failed for ${days >= 1 ? `${days} days` : `${this.config.webhookDisableAfterSeconds} seconds`}.`;
+      if (await this.deliveries.endpointFailed(tx, d.webhookId, this.config.webhookDisableAfterSeconds, reason)) {
+        await this.audit.record(tx, {
+          type: 'webhook.disabled',
+          sectorId: d.sectorId,
+          actor: SYSTEM_ACTOR,
+          target: { kind: 'webhook', id: d.webhookId },
+          details: { reason: 'failing' },
+        });
+        this.logger.warn(`Webhook ${d.webhookId} of tenant ${db.tenant.id} disabled: ${reason}`);
+      }
+    });
+    const next = delay === null ? 'given up' : `next attempt in ${delay} ms`;
+    this.logger.warn(`Webhook delivery ${d.eventId} (${d.eventType}) of tenant ${db.tenant.id} to webhook ${d.webhookId} failed (attempt ${d.attempts}: ${result.error}); ${next}`);
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<AttemptResult> {
+    if (!d.enabled && d.eventType !== 'webhook.test') return { ok: false, status: null, error: 'The endpoint is disabled.' };
+    let secrets: string[];
+    try {
+      secrets = [d.secretSealed, ...(d.previousSecretSealed ? [d.previousSecretSealed] : [])].map((sealed) => this.box.open(WEBHOOK_SECRET_SEAL, sealed).toString('utf8'));
+    } catch {
+      return { ok: false, status: null, error: 'The signing secret does not open under the configured master keys.' };
+    }
+    return this.sender.send({ url: d.url, eventId: d.eventId, body: d.payload, secrets });
+  }
+}
