@@ -118,6 +118,8 @@ export async function startService(
       BOOTSTRAP_ADMIN_PASSWORD: PLATFORM_PASSWORD,
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
+      // Webhook endpoints of the bench sit on 127.0.0.1; every instance of a deployment shares their deliveries.
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       ...extraEnv,
     },
     stdio: ['ignore', out, out],

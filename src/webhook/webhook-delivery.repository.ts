@@ -28,36 +28,48 @@ export interface ClaimedDelivery {
 export class WebhookDeliveryRepository {
   /**
    * Claims up to `limit` due deliveries, oldest first, in one statement: a lease
-   * of `leaseMs` and one more attempt each; SKIP LOCKED keeps two workers apart.
+   * of `leaseMs` and one more attempt each. An endpoint gets at most
+   * `perEndpoint` deliveries in flight, counting those other workers hold (their
+   * leases), so one slow endpoint cannot take every sender. The UPDATE re-checks
+   * each row's lease under its lock, so two workers never claim the same row.
    */
-  async claimDue(db: TenantDb, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(db: TenantDb, limit: number, leaseMs: number, perEndpoint: number): Promise<ClaimedDelivery[]> {
     return db.rows<ClaimedDelivery>(
-      `WITH claimed AS (
+      `WITH due AS (
+         SELECT id, webhook_id, row_number() OVER (PARTITION BY webhook_id ORDER BY id) AS rn
+           FROM (SELECT id, webhook_id FROM webhook_deliveries
+                  WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                  ORDER BY id LIMIT 1000) oldest),
+       busy AS (
+         SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+          WHERE status = 'pending' AND locked_until >= now() AND webhook_id IN (SELECT webhook_id FROM due)
+          GROUP BY webhook_id),
+       picked AS (
+         SELECT due.id FROM due LEFT JOIN busy ON busy.webhook_id = due.webhook_id
+          WHERE due.rn + coalesce(busy.n, 0) <= $3
+          ORDER BY due.id LIMIT $1),
+       claimed AS (
          UPDATE webhook_deliveries SET locked_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-          WHERE id IN (
-            SELECT id FROM webhook_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-             ORDER BY id
-             LIMIT $1
-             FOR UPDATE SKIP LOCKED)
+          WHERE id IN (SELECT id FROM picked) AND status = 'pending' AND (locked_until IS NULL OR locked_until < now())
          RETURNING id, webhook_id, event_id, event_type, payload, attempts)
        SELECT c.id::text AS id, c.webhook_id AS "webhookId", w.sector_id AS "sectorId", c.event_id AS "eventId", c.event_type AS "eventType",
               c.payload, c.attempts, w.url, w.enabled, w.secret_sealed AS "secretSealed",
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_sealed END AS "previousSecretSealed"
          FROM claimed c JOIN webhooks w ON w.id = c.webhook_id
         ORDER BY c.id`,
-      [limit, leaseMs],
+      [limit, leaseMs, perEndpoint],
     );
   }
 
   /** Any 2xx: delivered; the endpoint is no longer failing. */
   async succeeded(db: TenantDb, d: ClaimedDelivery, status: number): Promise<void> {
     await db.rows(
-      `UPDATE webhook_deliveries SET status = 'succeeded', finished_at = now(), locked_until = NULL, last_status = $2, last_error = ''
-        WHERE id = $1 AND status = 'pending'`,
-      [d.id, status],
+      `WITH done AS (
+         UPDATE webhook_deliveries SET status = 'succeeded', finished_at = now(), locked_until = NULL, last_status = $2, last_error = ''
+          WHERE id = $1 AND status = 'pending')
+       UPDATE webhooks SET failing_since = NULL WHERE id = $3 AND failing_since IS NOT NULL`,
+      [d.id, status, d.webhookId],
     );
-    await db.rows(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [d.webhookId]);
   }
 
   /** Not delivered: tried again after `delayMs`, or (`delayMs` null) given up as failed. */
@@ -91,15 +103,6 @@ export class WebhookDeliveryRepository {
       [webhookId, disableAfterSeconds, reason],
     );
     return disabled.length > 0;
-  }
-
-  /** Gives claimed deliveries back untried (shutdown, or a batch out of time): no attempt is counted. */
-  async release(db: TenantDb, ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await db.rows(
-      `UPDATE webhook_deliveries SET locked_until = NULL, attempts = greatest(attempts - 1, 0) WHERE id = ANY($1::bigint[]) AND status = 'pending'`,
-      [ids],
-    );
   }
 
   /** When the next pending delivery may be claimed (its retry time or the end of its lease); null when none is pending. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { SYSTEM_ACTOR } from '../audit/audit-event';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -6,16 +6,21 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Metrics } from '../metrics/metrics.service';
 import { ExactTime } from '../outbox/outbox-pending.repository';
 import { OutboxQueue } from '../outbox/outbox-queue';
-import { BATCH_BUDGET_MS, LEASE_MS, OutboxWorker } from '../outbox/outbox.worker';
+import { OutboxSignal } from '../outbox/outbox-signal';
+import { OutboxWorker } from '../outbox/outbox.worker';
 import { TenantDb } from '../tenancy/tenant-db';
 import { ClaimedDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WEBHOOK_SECRET_SEAL } from './webhook-secret';
-import { AttemptResult, WebhookSender } from './webhook-sender';
+import { AttemptResult, WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 
 /** Deliveries claimed per statement. */
 const BATCH_SIZE = 50;
-/** Deliveries of one tenant in flight at once. */
-const PARALLEL_SENDS = 8;
+/** Deliveries this instance has in flight at once, all tenants together. */
+const MAX_IN_FLIGHT = 64;
+/** Deliveries one endpoint has in flight at once, all instances together (so a slow endpoint cannot take every sender). */
+export const PER_ENDPOINT_IN_FLIGHT = 4;
+/** A claimed delivery is held this long: its attempt ends within WEBHOOK_TIMEOUT_MS, its record soon after. */
+const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
 /** Ended deliveries stay in the delivery log this long. */
 const DELIVERY_RETENTION_DAYS = 30;
 
@@ -33,11 +38,19 @@ export function retryDelay(schedule: readonly number[], attempt: number, random:
  * whose deliveries have failed for WEBHOOK_DISABLE_AFTER_SECONDS (5 days) is
  * disabled, with a `webhook.disabled` audit event. A delivery to a disabled
  * endpoint fails at once (a test event is still sent).
+ *
+ * Sends run in the background: a pass of the outbox worker only claims what this
+ * instance has room for (MAX_IN_FLIGHT, and PER_ENDPOINT_IN_FLIGHT per endpoint)
+ * and returns, so an endpoint that never answers holds neither the tenant's mail
+ * nor other tenants' passes. When a claimed batch has been tried, the tenant is
+ * signalled again for what is left.
  */
 @Injectable()
-export class WebhookQueue implements OutboxQueue, OnModuleInit {
+export class WebhookQueue implements OutboxQueue, OnModuleInit, OnModuleDestroy {
   readonly name = 'webhooks';
   private readonly logger = new Logger('Webhooks');
+  private inFlight = 0;
+  private readonly batches = new Set<Promise<void>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -46,6 +59,7 @@ export class WebhookQueue implements OutboxQueue, OnModuleInit {
     private readonly box: SecretBox,
     private readonly audit: AuditService,
     private readonly worker: OutboxWorker,
+    private readonly signal: OutboxSignal,
     private readonly metrics: Metrics,
   ) {}
 
@@ -53,25 +67,27 @@ export class WebhookQueue implements OutboxQueue, OnModuleInit {
     this.worker.register(this);
   }
 
+  /** Waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS), before the pools close. */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled([...this.batches]);
+  }
+
+  /** Claims what there is room for and starts sending it; returns without waiting for the answers. */
   async drain(db: TenantDb, stopping: () => boolean): Promise<void> {
     while (!stopping()) {
-      const batch = await this.deliveries.claimDue(db, BATCH_SIZE, LEASE_MS);
-      const deadline = Date.now() + BATCH_BUDGET_MS;
-      let next = 0;
-      const untried: string[] = [];
-      const lane = async () => {
-        while (next < batch.length) {
-          const d = batch[next++];
-          if (stopping() || Date.now() > deadline) untried.push(d.id);
-          else await this.deliverOne(db, d);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, batch.length) }, lane));
-      if (untried.length > 0) {
-        await this.deliveries.release(db, untried);
-        return;
-      }
-      if (batch.length < BATCH_SIZE) return;
+      const room = Math.min(BATCH_SIZE, MAX_IN_FLIGHT - this.inFlight);
+      // No room: the rows stay due, and the next pass (the signal after a batch, or the poll) takes them.
+      if (room <= 0) return;
+      const batch = await this.deliveries.claimDue(db, room, LEASE_MS, PER_ENDPOINT_IN_FLIGHT);
+      if (batch.length === 0) return;
+      this.inFlight += batch.length;
+      const sent = Promise.all(batch.map((d) => this.deliverOne(db, d).finally(() => this.inFlight--))).then(
+        () => this.signal.kick(db.tenant.id),
+        (err: unknown) => this.logger.error(`Webhook deliveries of tenant ${db.tenant.id} not recorded: ${err instanceof Error ? err.message : String(err)}`),
+      );
+      this.batches.add(sent);
+      void sent.finally(() => this.batches.delete(sent));
+      if (batch.length < room) return;
     }
   }
 
@@ -83,6 +99,7 @@ export class WebhookQueue implements OutboxQueue, OnModuleInit {
     return this.deliveries.purgeFinished(db, DELIVERY_RETENTION_DAYS);
   }
 
+  /** Sends one delivery and records how it went. */
   private async deliverOne(db: TenantDb, d: ClaimedDelivery): Promise<void> {
     const result = await this.attempt(d);
     this.metrics.outboxDeliveries.inc({ channel: 'webhook', outcome: result.ok ? 'sent' : 'failed' });

@@ -55,9 +55,15 @@ export class WebhookSender {
     try {
       res = await this.fetch(delivery.url, { method: 'POST', headers, body: delivery.body });
     } catch (err) {
-      return { ok: false, status: null, error: describeDeliveryError(err) };
+      return { ok: false, status: null, error: isTimeout(err) ? `No answer within ${WEBHOOK_TIMEOUT_MS / 1000} s.` : describeDeliveryError(err) };
     }
     const ok = res.status >= 200 && res.status < 300;
     return { ok, status: res.status, error: ok ? '' : `HTTP ${res.status}` };
   }
+}
+
+/** The request was cut off by its time limit (the only signal it has). */
+function isTimeout(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown };
+  return e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'ABORT_ERR';
 }
