@@ -16,9 +16,9 @@ import { AttemptResult, WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook-send
 /** Deliveries claimed per statement. */
 const BATCH_SIZE = 50;
 /** Deliveries this instance has in flight at once, all tenants together. */
-const MAX_IN_FLIGHT = 64;
+const MAX_IN_FLIGHT = 128;
 /** Deliveries one endpoint has in flight at once, all instances together (so a slow endpoint cannot take every sender). */
-export const PER_ENDPOINT_IN_FLIGHT = 4;
+export const PER_ENDPOINT_IN_FLIGHT = 16;
 /** A claimed delivery is held this long: its attempt ends within WEBHOOK_TIMEOUT_MS, its record soon after. */
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
 /** Ended deliveries stay in the delivery log this long. */
