@@ -15,6 +15,7 @@ const RolesPage = lazy(() => import('./roles/RolesPage'));
 const TokensPage = lazy(() => import('./tokens/TokensPage'));
 const OAuthPage = lazy(() => import('./oauth/OAuthPage'));
 const ClientsPage = lazy(() => import('./clients/ClientsPage'));
+const WebhooksPage = lazy(() => import('./webhooks/WebhooksPage'));
 
 /** Lets a default-sector admin pick the sector the sector screens administer (the first 100 of the tenant). */
 function SectorSwitcher() {
@@ -183,6 +184,7 @@ export default function AdminApp() {
         <Route path="sectors/:sectorID/tokens" element={<SectorScreenRoute><TokensPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/oauth" element={<SectorScreenRoute><OAuthPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/clients" element={<SectorScreenRoute><ClientsPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/webhooks" element={<SectorScreenRoute><WebhooksPage /></SectorScreenRoute>} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -37,6 +37,16 @@ import type {
   UserProfile,
   UserRef,
   UserRoles,
+  CreateWebhookBody,
+  CreateWebhookResponse,
+  DeleteWebhookResponse,
+  ListWebhookDeliveriesResponse,
+  ListWebhooksResponse,
+  RotateWebhookSecretResponse,
+  TestWebhookResponse,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookDeliveryStatus,
 } from './types';
 import { queryOf } from './util';
 
@@ -130,4 +140,26 @@ export const rolesApi = {
   ofUser: (sub: string) => api.get<UserRoles>(`/api/v1/users/${enc(sub)}/roles`),
   /** The user holds exactly these afterwards (never one's own account). */
   setForUser: (sub: string, roles: string[]) => api.put<UserRoles>(`/api/v1/users/${enc(sub)}/roles`, { roles } satisfies SetUserRolesBody),
+};
+
+export interface DeliveryQuery {
+  status?: WebhookDeliveryStatus;
+  /** The `nextCursor` of the previous page; absent: the newest. */
+  cursor?: string;
+  pageSize?: number;
+}
+
+/** The sector's webhooks (signed-in admins only; a secret is in the create and rotate answers only) and their delivery logs. */
+export const webhooksApi = {
+  list: (sectorID: string) => api.get<ListWebhooksResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks`),
+  create: (sectorID: string, body: CreateWebhookBody) => api.post<CreateWebhookResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks`, body),
+  /** A merge: fields left out keep their values. */
+  update: (sectorID: string, id: string, body: UpdateWebhookBody) => api.put<Webhook>(`/api/v1/sectors/${enc(sectorID)}/webhooks/${enc(id)}`, body),
+  remove: (sectorID: string, id: string) => api.del<DeleteWebhookResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks/${enc(id)}`),
+  /** The previous secret keeps signing beside the new one for 24 hours. */
+  rotateSecret: (sectorID: string, id: string) => api.post<RotateWebhookSecretResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks/${enc(id)}/rotate-secret`),
+  /** Queues a webhook.test event for this endpoint alone (even while disabled). */
+  test: (sectorID: string, id: string) => api.post<TestWebhookResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks/${enc(id)}/test`),
+  deliveries: (sectorID: string, id: string, q: DeliveryQuery) =>
+    api.get<ListWebhookDeliveriesResponse>(`/api/v1/sectors/${enc(sectorID)}/webhooks/${enc(id)}/deliveries`, queryOf({ ...q })),
 };

@@ -3,7 +3,7 @@
  * platform admins provision and read tenants; default-sector admins list and create
  * their tenant's sectors and administer every sector of it; a sector admin
  * administers their own sector only (settings, users, their roles, API tokens,
- * social login, the apps of its OpenID Provider).
+ * social login, the apps of its OpenID Provider, webhooks).
  * The API still decides: a hidden link is a convenience, never the protection.
  */
 import type { Me } from '../auth/AuthContext';
@@ -26,7 +26,7 @@ export function abilitiesOf(me: Me | null): Abilities {
   };
 }
 
-export type SectorScreen = 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients';
+export type SectorScreen = 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients' | 'webhooks';
 
 export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
   { screen: 'users', label: 'Users' },
@@ -35,6 +35,7 @@ export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
   { screen: 'tokens', label: 'API tokens' },
   { screen: 'oauth', label: 'Social login' },
   { screen: 'clients', label: 'Apps (OpenID Connect)' },
+  { screen: 'webhooks', label: 'Webhooks' },
 ];
 
 export const sectorPath = (sectorID: string, screen: SectorScreen): string => `/console/sectors/${encodeURIComponent(sectorID)}/${screen}`;

@@ -55,3 +55,17 @@ export type PutRoleBody = Schemas['PutRoleDto'];
 export type DeleteRoleResponse = Schemas['DeleteRoleResponse'];
 export type UserRoles = Schemas['UserRolesResponse'];
 export type SetUserRolesBody = Schemas['SetUserRolesDto'];
+
+export type Webhook = Schemas['WebhookResponse'];
+export type WebhookEventType = Schemas['WebhookEventType'];
+export type ServiceEventType = Schemas['ServiceEventType'];
+export type CreateWebhookBody = Schemas['CreateWebhookDto'];
+export type CreateWebhookResponse = Schemas['CreateWebhookResponse'];
+export type UpdateWebhookBody = Schemas['UpdateWebhookDto'];
+export type ListWebhooksResponse = Schemas['ListWebhooksResponse'];
+export type DeleteWebhookResponse = Schemas['DeleteWebhookResponse'];
+export type RotateWebhookSecretResponse = Schemas['RotateWebhookSecretResponse'];
+export type TestWebhookResponse = Schemas['TestWebhookResponse'];
+export type WebhookDelivery = Schemas['WebhookDeliveryResponse'];
+export type WebhookDeliveryStatus = WebhookDelivery['status'];
+export type ListWebhookDeliveriesResponse = Schemas['ListWebhookDeliveriesResponse'];
