@@ -186,7 +186,13 @@ describe('webhook deliveries survive kill -9 of the service', () => {
     const untried = await hook(t2.token, held, silent.url());
 
     // Kill 2's setup: the endpoint's in-flight deliveries hang, then a change commits one more it cannot try yet.
-    for (let i = 0; i < PER_ENDPOINT_IN_FLIGHT; i++) await createUser(first, t2.token, held, `held-user-${i}`);
+    // Test events (cheap, and sent to this endpoint alone) fill its slots at once: the 10 s they hang is the window.
+    await Promise.all(
+      Array.from({ length: PER_ENDPOINT_IN_FLIGHT }, async () => {
+        const res = await first.http().post(`/api/v1/sectors/${held}/webhooks/${untried.id}/test`).set(bearer(t2.token));
+        expect(res.status).toBe(200);
+      }),
+    );
     const hanging = await silent.waitForCount(PER_ENDPOINT_IN_FLIGHT);
     const holding = hanging[0];
     const waitingUser = await createUser(first, t2.token, held, 'waiting-user');

@@ -128,8 +128,8 @@ export class WebhookRepository {
   deliveries(db: TenantDb, webhookId: string, filter: { status?: string; beforeId?: string }, limit: number): Promise<WebhookDeliveryRow[]> {
     return db.read<WebhookDeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-        WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR id < $3)
-        ORDER BY id DESC
+        WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR webhook_deliveries.id < $3)
+        ORDER BY webhook_deliveries.id DESC
         LIMIT $4`,
       [webhookId, filter.status ?? null, filter.beforeId ?? null, limit],
     );
