@@ -29,6 +29,10 @@ const e2e = {
 };
 
 module.exports = {
+  // Spec files run in a worker process that is replaced once it holds more than this after a file. Without it, a
+  // 2-core machine (one worker) runs every file in Jest's own process, whose heap then grows with each file until it
+  // runs out (what each file's modules leave behind is only freed with the process).
+  workerIdleMemoryLimit: '1GB',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
