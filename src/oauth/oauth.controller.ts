@@ -21,11 +21,14 @@ import {
   OAuthProvidersResponse,
   OAuthProviderView,
   OAuthTokenDto,
+  ProviderTestResponse,
   StatusResponse,
+  TestOAuthProviderDto,
   UpdateOAuthProvidersDto,
 } from './dto/oauth.dto';
 import { IdentitiesService } from './identities.service';
 import { ProviderConfigService } from './provider-config.service';
+import { ProviderTester } from './provider-tester';
 import { readCallbackForm, SocialLoginService } from './social-login.service';
 
 /**
@@ -39,7 +42,10 @@ import { readCallbackForm, SocialLoginService } from './social-login.service';
 @ApiExtraModels(OAuthProviderAdminConfig, OAuthProviderView)
 @Controller('api/v1/sectors/:sectorID/oauth/providers')
 export class OAuthProvidersController {
-  constructor(private readonly config: ProviderConfigService) {}
+  constructor(
+    private readonly config: ProviderConfigService,
+    private readonly tester: ProviderTester,
+  ) {}
 
   @Put()
   @HttpCode(200)
@@ -48,6 +54,18 @@ export class OAuthProvidersController {
   @ApiOkResponse({ type: StatusResponse })
   update(@TargetScope() scope: SectorScope, @Body() body: UpdateOAuthProvidersDto): Promise<StatusResponse> {
     return this.config.update(scope, body.providers);
+  }
+
+  @Post(':provider/test')
+  @HttpCode(200)
+  @Authenticated({ role: Role.TOKEN_MANAGER, sectorFrom: 'param' })
+  @ApiOperation({
+    summary:
+      "Test a provider without signing anyone in: discovery, issuer, endpoints and key set (GitHub: its token endpoint and API), of the stored configuration or of an unsaved one merged over it; each check with what it found",
+  })
+  @ApiOkResponse({ type: ProviderTestResponse })
+  test(@TargetScope() scope: SectorScope, @Param('provider') provider: string, @Body() body: TestOAuthProviderDto): Promise<ProviderTestResponse> {
+    return this.tester.run(scope, provider, body.providers);
   }
 
   @Get()

@@ -9,6 +9,7 @@ import { LinkedIdentitiesController, OAuthLoginController, OAuthProvidersControl
 import { OAuthProviderRepository } from './oauth-provider.repository';
 import { ProviderClients } from './provider-clients';
 import { ProviderConfigService } from './provider-config.service';
+import { ProviderTester } from './provider-tester';
 import { SignInOptionsController } from './sign-in-options.controller';
 import { SignInOptionsService } from './sign-in-options.service';
 import { SocialLoginService } from './social-login.service';
@@ -24,6 +25,6 @@ import { AuditModule } from '../audit/audit.module';
 @Module({
   imports: [AuditModule, AuthModule, SectorModule, SettingsModule, ThrottleModule, UserModule],
   controllers: [OAuthProvidersController, OAuthLoginController, LinkedIdentitiesController, SignInOptionsController],
-  providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, SocialLoginService, IdentitiesService, SocialStrategy, SignInOptionsService],
+  providers: [OAuthProviderRepository, ProviderConfigService, ProviderClients, ProviderTester, SocialLoginService, IdentitiesService, SocialStrategy, SignInOptionsService],
 })
 export class OAuthModule {}

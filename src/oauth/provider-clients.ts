@@ -8,6 +8,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { OutboundFetch, outboundFetch, outboundRefusal, outboundUrlProblem } from '../common/http/outbound';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { ProviderFault, providerFault, providerUnavailable } from './provider-failure';
 import type { SocialProof } from './social.strategy';
 import type { ProviderName } from './oauth-provider.entity';
 
@@ -60,14 +61,24 @@ export function isOidcProvider(name: ProviderName): boolean {
  * every endpoint its discovery names must pass those rules and sit on the
  * issuer's host or on a host of OAUTH_ENDPOINT_HOSTS; otherwise the discovery is
  * not used and the sign-in fails with PROVIDER_ENDPOINT_NOT_ALLOWED.
+ *
+ * A provider that cannot be used now — unreachable, timing out, answering an
+ * HTTP 5xx or something that is not its protocol's answer, a discovery naming
+ * another issuer, or refusing our client (invalid_client) — fails the sign-in
+ * with UNAVAILABLE / SOCIAL_PROVIDER_UNAVAILABLE and a message for the end
+ * user; the technical cause goes to the log (and to the admin's Test, see
+ * ProviderTester). A bad or used code and an ID token that fails its checks
+ * stay OAUTH_EXCHANGE_FAILED.
  */
 @Injectable()
 export class ProviderClients {
   private readonly logger = new Logger('SocialLogin');
   private client?: Promise<OpenIdClient>;
   private readonly metadata = new Map<string, { at: number; server: Promise<ServerMetadata> }>();
-  private readonly fetch: OutboundFetch;
-  private readonly allowLoopback: boolean;
+  /** The outbound fetch every call to a provider goes through. */
+  readonly fetch: OutboundFetch;
+  /** Loopback hosts (and http to them) may be reached: outside production. */
+  readonly allowLoopback: boolean;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.allowLoopback = config.nodeEnv !== 'production';
@@ -94,9 +105,7 @@ export class ProviderClients {
       }).toString();
       return url.href;
     }
-    const configuration = await this.oidcConfiguration(p).catch((err: unknown) => {
-      throw this.refused(p.name, err) ?? err;
-    });
+    const configuration = await this.discovered(p);
     const params: Record<string, string> = {
       redirect_uri: p.redirectUri,
       response_type: 'code',
@@ -117,13 +126,16 @@ export class ProviderClients {
       return p.name === 'github' ? await this.github(p, query, pending) : await this.oidc(p, query, state, pending);
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      throw this.refused(p.name, err) ?? exchangeFailed(p.name, err);
+      const refusal = this.refused(p.name, err);
+      if (refusal) throw refusal;
+      const fault = providerFault(err);
+      throw fault ? this.unavailable(p.name, fault) : exchangeFailed(p.name, err);
     }
   }
 
   private async oidc(p: ResolvedProvider, query: Record<string, string>, state: string, pending: PendingOAuth): Promise<SocialProof> {
     const client = await this.lib();
-    const configuration = await this.oidcConfiguration(p);
+    const configuration = await this.discovered(p);
     const current = new URL(p.redirectUri);
     for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
     const tokens = await client.authorizationCodeGrant(configuration, current, {
@@ -141,23 +153,22 @@ export class ProviderClients {
   }
 
   private async github(p: ResolvedProvider, query: Record<string, string>, pending: PendingOAuth): Promise<SocialProof> {
-    const body = new URLSearchParams({ client_id: p.clientId, code: query.code ?? '', redirect_uri: p.redirectUri, code_verifier: pending.codeVerifier });
-    const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': 'iam-service' };
-    if (p.appId && p.privateKeyPem) {
-      const now = Math.floor(Date.now() / 1000);
-      headers.Authorization = `Bearer ${signJwt('RS256', createPrivateKey(p.privateKeyPem), {}, { iss: p.appId, iat: now - 60, exp: now + 540 })}`;
-    } else {
-      body.set('client_secret', p.clientSecret);
-    }
-    const tokenRes = await this.fetch(`${this.config.oauthGithubBaseUrl}/login/oauth/access_token`, { method: 'POST', headers, body });
-    const token = (await tokenRes.json().catch(() => ({}))) as { access_token?: string; error?: string };
+    const { url: tokenUrl, init } = this.githubTokenRequest(p, query.code ?? '', pending.codeVerifier);
+    const tokenRes = await this.fetch(tokenUrl, init);
+    if (tokenRes.status >= 500) throw new ProviderFault(`${tokenUrl} answered HTTP ${tokenRes.status}`);
+    const token = (await tokenRes.json().catch(() => undefined)) as { access_token?: string; error?: string } | undefined;
+    if (token === undefined || typeof token !== 'object') throw new ProviderFault(`${tokenUrl} answered HTTP ${tokenRes.status} without JSON`);
+    if (token.error === 'incorrect_client_credentials' || token.error === 'invalid_client') throw new ProviderFault(`${tokenUrl} refused the client (${token.error}): check the client ID and secret`);
     if (!tokenRes.ok || typeof token.access_token !== 'string') throw new Error(`token endpoint answered ${tokenRes.status} ${token.error ?? ''}`.trim());
     const api = async <T>(path: string): Promise<T> => {
       const res = await this.fetch(`${this.config.oauthGithubApiBaseUrl}${path}`, {
         headers: { Authorization: `Bearer ${token.access_token}`, Accept: 'application/vnd.github+json', 'User-Agent': 'iam-service' },
       });
+      if (res.status >= 500) throw new ProviderFault(`${this.config.oauthGithubApiBaseUrl}${path} answered HTTP ${res.status}`);
       if (!res.ok) throw new Error(`${path} answered ${res.status}`);
-      return (await res.json()) as T;
+      return (await res.json().catch(() => {
+        throw new ProviderFault(`${this.config.oauthGithubApiBaseUrl}${path} answered without JSON`);
+      })) as T;
     };
     const user = await api<{ id?: number | string; name?: string | null; login?: string }>('/user');
     if (user.id === undefined || user.id === null) throw new Error('the user API named no id');
@@ -170,6 +181,29 @@ export class ProviderClients {
       emailVerified: primary?.verified === true,
       name: user.name ?? user.login ?? '',
     };
+  }
+
+  /** GitHub's token request for a code: the client secret, or a GitHub App's RS256 app JWT. */
+  githubTokenRequest(p: ResolvedProvider, code: string, codeVerifier: string) {
+    const body = new URLSearchParams({ client_id: p.clientId, code, redirect_uri: p.redirectUri, code_verifier: codeVerifier });
+    const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': 'iam-service' };
+    if (p.appId && p.privateKeyPem) {
+      const now = Math.floor(Date.now() / 1000);
+      headers.Authorization = `Bearer ${signJwt('RS256', createPrivateKey(p.privateKeyPem), {}, { iss: p.appId, iat: now - 60, exp: now + 540 })}`;
+    } else {
+      body.set('client_secret', p.clientSecret);
+    }
+    return { url: `${this.config.oauthGithubBaseUrl}/login/oauth/access_token`, init: { method: 'POST', headers, body } };
+  }
+
+  /**
+   * The provider's configuration (discovery): a refusal of the outbound rules
+   * is PROVIDER_ENDPOINT_NOT_ALLOWED, any other failure SOCIAL_PROVIDER_UNAVAILABLE.
+   */
+  private discovered(p: ResolvedProvider): Promise<Configuration> {
+    return this.oidcConfiguration(p).catch((err: unknown) => {
+      throw this.refused(p.name, err) ?? this.unavailable(p.name, providerFault(err) ?? describeError(err));
+    });
   }
 
   private async oidcConfiguration(p: ResolvedProvider): Promise<Configuration> {
@@ -224,20 +258,33 @@ export class ProviderClients {
    * Google's API hosts.
    */
   private assertEndpointsAllowed(provider: ProviderName, issuer: URL, metadata: ServerMetadata): void {
-    const hosts = new Set([issuer.hostname.toLowerCase(), ...this.config.oauthEndpointHosts, ...(provider === 'google' ? GOOGLE_ENDPOINT_HOSTS : [])]);
     for (const name of CHECKED_ENDPOINTS) {
       const value = metadata[name];
       if (value === undefined) continue;
-      let url: URL;
-      try {
-        url = new URL(String(value));
-      } catch {
-        throw this.notAllowed(provider, `${name} is not a URL`);
-      }
-      const problem = outboundUrlProblem(url, this.allowLoopback);
-      if (problem) throw this.notAllowed(provider, `${name} ${problem}`);
-      if (!hosts.has(url.hostname.toLowerCase())) throw this.notAllowed(provider, `${name} is on ${url.hostname}, not on the issuer's host or OAUTH_ENDPOINT_HOSTS`);
+      const problem = this.endpointProblem(provider, issuer, name, value);
+      if (problem) throw this.notAllowed(provider, problem);
     }
+  }
+
+  /** Why a discovered endpoint breaks the endpoint rules (outbound rules, allowed hosts), in an admin's words; undefined when it passes. */
+  endpointProblem(provider: ProviderName, issuer: URL, name: string, value: unknown): string | undefined {
+    const hosts = new Set([issuer.hostname.toLowerCase(), ...this.config.oauthEndpointHosts, ...(provider === 'google' ? GOOGLE_ENDPOINT_HOSTS : [])]);
+    let url: URL;
+    try {
+      url = new URL(String(value));
+    } catch {
+      return `${name} is not a URL`;
+    }
+    const problem = outboundUrlProblem(url, this.allowLoopback);
+    if (problem) return `${name} ${problem}`;
+    if (!hosts.has(url.hostname.toLowerCase())) return `${name} is on ${url.hostname}, not on the issuer's host or OAUTH_ENDPOINT_HOSTS`;
+    return undefined;
+  }
+
+  /** A provider that cannot be used now: the cause to the log, SOCIAL_PROVIDER_UNAVAILABLE to the caller. */
+  private unavailable(provider: ProviderName, cause: string): DomainError {
+    this.logger.warn(`${provider} provider unavailable: ${cause.slice(0, 300)}`);
+    return providerUnavailable(provider);
   }
 
   /** PROVIDER_ENDPOINT_NOT_ALLOWED for an error the outbound rules caused (a refused address, scheme or redirect); undefined otherwise. */
@@ -254,12 +301,13 @@ export class ProviderClients {
    */
   private notAllowed(provider: ProviderName, detail: string): DomainError {
     this.logger.warn(`${provider} provider endpoint not allowed: ${detail.slice(0, 300)}`);
-    return new DomainError(ErrorCode.FAILED_PRECONDITION, Reason.PROVIDER_ENDPOINT_NOT_ALLOWED, `The ${provider} provider's endpoints are not allowed; the sector's administrator must check its configuration.`, {
+    return new DomainError(ErrorCode.FAILED_PRECONDITION, Reason.PROVIDER_ENDPOINT_NOT_ALLOWED, `${providerUnavailable(provider).message} (The sector's administrator must check this provider's configuration.)`, {
       metadata: { provider },
     });
   }
 
-  private issuerOf(p: ResolvedProvider): string {
+  /** The issuer whose discovery a provider uses: Google's and Apple's fixed ones (configurable for tests), the configured one for `oidc`. */
+  issuerOf(p: Pick<ResolvedProvider, 'name' | 'issuerUrl'>): string {
     if (p.name === 'google') return this.config.oauthGoogleIssuer;
     if (p.name === 'apple') return this.config.oauthAppleBaseUrl;
     return p.issuerUrl;
@@ -283,6 +331,11 @@ function signJwt(alg: 'ES256' | 'RS256', key: KeyObject, header: Record<string, 
   const input = `${enc({ alg, typ: 'JWT', ...header })}.${enc(payload)}`;
   const signature = alg === 'ES256' ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', Buffer.from(input), key);
   return `${input}.${signature.toString('base64url')}`;
+}
+
+/** An error's message for the log or an admin (long token-like runs cut out). */
+export function describeError(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/[A-Za-z0-9_-]{40,}/g, '…').slice(0, 300);
 }
 
 function exchangeFailed(provider: string, err: unknown): DomainError {

@@ -42,24 +42,8 @@ export class ProviderConfigService {
     const violations: FieldViolation[] = [];
     const inputs: Array<[ProviderName, OAuthProviderAdminConfig]> = [];
     for (const [name, raw] of Object.entries(providers)) {
-      const field = `providers.${name}`;
-      if (!isProviderName(name)) {
-        violations.push({ field, description: `unknown provider; one of ${PROVIDER_NAMES.join(', ')}` });
-        continue;
-      }
-      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-        violations.push({ field, description: 'must be an object' });
-        continue;
-      }
-      const input = raw as Record<string, unknown>;
-      if (input.enabled !== undefined && typeof input.enabled !== 'boolean') violations.push({ field: `${field}.enabled`, description: 'must be a boolean' });
-      for (const key of [...TEXT_FIELDS, ...SECRET_FIELDS]) {
-        const value = input[key];
-        if (value === undefined) continue;
-        if (typeof value !== 'string') violations.push({ field: `${field}.${key}`, description: 'must be a string' });
-        else if (value.length > MAX[key]) violations.push({ field: `${field}.${key}`, description: `must be at most ${MAX[key]} characters` });
-      }
-      inputs.push([name, input as OAuthProviderAdminConfig]);
+      const input = shapeOf(name, raw, violations);
+      if (input) inputs.push([name as ProviderName, input]);
     }
     if (violations.length > 0) throw invalid(violations);
 
@@ -92,6 +76,40 @@ export class ProviderConfigService {
     return { status: 'OK', message: names.length === 0 ? 'Nothing to change.' : `Updated ${names.join(', ')}.` };
   }
 
+  /**
+   * What the Test of a provider works on: the stored configuration, with
+   * `raw` (one provider's entry of an update, not saved) merged over it, its
+   * secrets opened (in memory only), and what is wrong with it as an enabled
+   * provider (the checks of an update). A malformed `raw` is INVALID_ARGUMENT,
+   * as for an update.
+   */
+  async candidate(scope: SectorScope, name: ProviderName, raw: unknown): Promise<{ provider: ResolvedProvider; violations: FieldViolation[] }> {
+    const shapeViolations: FieldViolation[] = [];
+    const input = raw === undefined ? {} : shapeOf(name, raw, shapeViolations);
+    if (!input || shapeViolations.length > 0) throw invalid(shapeViolations);
+    const stored = await this.repo.find(scope.db, scope.route.sectorId, name);
+    const merged = merge(scope.route.sectorId, name, stored, input);
+    merged.row.enabled = true;
+    // Every URL is checked, given now or stored before.
+    const violations = check(name, merged, { ...input, issuerURL: merged.row.issuerUrl, redirectURI: merged.row.redirectUri }, this.config.nodeEnv !== 'production');
+    const { row } = merged;
+    const open = (sealed: string | null | undefined) => (sealed ? this.box.open(OAUTH_PROVIDER_SECRET_SEAL, sealed).toString('utf8') : '');
+    return {
+      provider: {
+        name,
+        clientId: row.clientId,
+        clientSecret: merged.clientSecret || open(stored?.clientSecretSealed),
+        teamId: row.teamId,
+        keyId: row.keyId,
+        privateKeyPem: merged.privateKeyPem || open(stored?.privateKeySealed),
+        redirectUri: row.redirectUri,
+        issuerUrl: row.issuerUrl,
+        appId: row.appId,
+      },
+      violations,
+    };
+  }
+
   /** An enabled provider of the sector with its secrets opened, or undefined. */
   async enabled(scope: SectorScope, name: ProviderName): Promise<ResolvedProvider | undefined> {
     const row = await this.repo.find(scope.db, scope.route.sectorId, name);
@@ -116,6 +134,28 @@ export class ProviderConfigService {
     row.privateKeySealed = merged.privateKeyPem ? this.box.seal(OAUTH_PROVIDER_SECRET_SEAL, merged.privateKeyPem) : (stored?.privateKeySealed ?? null);
     return row;
   }
+}
+
+/** One provider's entry of an update, checked for its shape (types, lengths); undefined (and violations) when unusable. */
+function shapeOf(name: string, raw: unknown, violations: FieldViolation[]): OAuthProviderAdminConfig | undefined {
+  const field = `providers.${name}`;
+  if (!isProviderName(name)) {
+    violations.push({ field, description: `unknown provider; one of ${PROVIDER_NAMES.join(', ')}` });
+    return undefined;
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    violations.push({ field, description: 'must be an object' });
+    return undefined;
+  }
+  const input = raw as Record<string, unknown>;
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') violations.push({ field: `${field}.enabled`, description: 'must be a boolean' });
+  for (const key of [...TEXT_FIELDS, ...SECRET_FIELDS]) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') violations.push({ field: `${field}.${key}`, description: 'must be a string' });
+    else if (value.length > MAX[key]) violations.push({ field: `${field}.${key}`, description: `must be at most ${MAX[key]} characters` });
+  }
+  return input as OAuthProviderAdminConfig;
 }
 
 interface Merged {
@@ -159,6 +199,7 @@ function check(name: ProviderName, merged: Merged, input: OAuthProviderAdminConf
   if (input.redirectURI !== undefined && row.redirectUri !== '' && !isHttpUrl(row.redirectUri)) out.push({ field: f('redirectURI'), description: 'must be an absolute http(s) URL' });
   if (input.issuerURL !== undefined && row.issuerUrl !== '') {
     if (!isHttpUrl(row.issuerUrl)) out.push({ field: f('issuerURL'), description: 'must be an absolute http(s) URL' });
+    else if (/[?#]/.test(row.issuerUrl)) out.push({ field: f('issuerURL'), description: 'must have no query or fragment (an OpenID issuer is a plain https URL)' });
     else {
       // The outbound rules, judged from the URL: https (http only to loopback outside production), no loopback in production, no private, link-local or reserved address.
       const problem = outboundUrlProblem(new URL(row.issuerUrl), allowLoopbackHttp);

@@ -111,8 +111,9 @@ export class SocialLoginService {
     const { flow, verifier } = await this.newFlow(scope, name, dto.redirectURI, id, 'sign-in');
     // A new flow without a factor: counted per address like the other anonymous flows.
     await this.throttle.count({ clientIp }, 'flow');
-    const tx = await this.engine.startTransaction(scope, null, [], '', clientIp, { oauth: flow, socialFlow: 'sign-in' }, id);
+    // The provider first: one that cannot be used (SOCIAL_PROVIDER_UNAVAILABLE) leaves no transaction behind.
     const authURL = await this.clients.authorizationUrl(provider, flow.state, flow);
+    const tx = await this.engine.startTransaction(scope, null, [], '', clientIp, { oauth: flow, socialFlow: 'sign-in' }, id);
     return { authURL, transactionID: tx.id, verifier };
   }
 
@@ -132,6 +133,7 @@ export class SocialLoginService {
     await this.stepUp.require(caller, target, { currentPassword: dto.currentPassword }, clientIp, 'link a sign-in provider');
     const id = newRoutedId(scope.route.tenant.id);
     const { flow, verifier } = await this.newFlow(scope, name, dto.redirectURI, id, 'link', target.id);
+    const authURL = await this.clients.authorizationUrl(provider, flow.state, flow);
     const tx = new AuthTransactionEntity();
     Object.assign(tx, {
       id,
@@ -148,7 +150,6 @@ export class SocialLoginService {
       completedAt: null,
     });
     await this.transactions.insert(scope.db, tx);
-    const authURL = await this.clients.authorizationUrl(provider, flow.state, flow);
     return { authURL, transactionID: tx.id, verifier };
   }
 

@@ -87,6 +87,12 @@ export const Reason = {
   OIDC_INTERACTION_OTHER_BROWSER: 'OIDC_INTERACTION_OTHER_BROWSER',
   /** A sign-in policy of an extension module refused the sign-in; the message is the policy's (docs/extending.md). */
   SIGN_IN_DENIED_BY_POLICY: 'SIGN_IN_DENIED_BY_POLICY',
+  /** A browser-session call (cookie-authenticated) without the header `X-Requested-With: iam-console`. */
+  CSRF_HEADER_MISSING: 'CSRF_HEADER_MISSING',
+  /** A browser-session call from an origin that is neither the service's nor one a sector allows. */
+  CSRF_ORIGIN_NOT_ALLOWED: 'CSRF_ORIGIN_NOT_ALLOWED',
+  /** The refresh token handed over for a browser session is not of the caller's session and sector. */
+  REFRESH_TOKEN_MISMATCH: 'REFRESH_TOKEN_MISMATCH',
   // NOT_FOUND
   ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
   TENANT_NOT_FOUND: 'TENANT_NOT_FOUND',
@@ -169,6 +175,8 @@ export const Reason = {
   TENANT_MOVING: 'TENANT_MOVING',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /** A social provider cannot be used now (unreachable, failing, or refusing the sector's client); the cause is logged, the sector's admin can Test the provider. */
+  SOCIAL_PROVIDER_UNAVAILABLE: 'SOCIAL_PROVIDER_UNAVAILABLE',
   /** An extension module's hook threw, answered late or answered something it may not: the step it guards is refused (docs/extending.md). */
   EXTENSION_HOOK_FAILED: 'EXTENSION_HOOK_FAILED',
 } as const;

@@ -25,6 +25,32 @@ export class UpdateOAuthProvidersDto {
   providers: Record<string, OAuthProviderAdminConfig>;
 }
 
+/** The Test of a provider: its stored configuration, or an update's entry for it merged over that (not saved). */
+export class TestOAuthProviderDto {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/OAuthProviderAdminConfig' },
+    description: 'As in the update: provider name → configuration, merged over the stored one for this test only (nothing is saved). Only the tested provider may be named; absent tests the stored configuration.',
+  })
+  @IsOptional()
+  @IsObject()
+  providers?: Record<string, OAuthProviderAdminConfig>;
+}
+
+export class ProviderCheckResponse {
+  @ApiProperty({ description: 'What was checked: configuration, discovery, issuer, endpoints, jwks (OpenID providers); configuration, token_endpoint, api (GitHub).', example: 'discovery' })
+  name: string;
+  @ApiProperty() ok: boolean;
+  @ApiProperty({ description: 'What was found, in an administrator\'s words (an address, an HTTP status, what is missing); never a secret.', example: 'https://idp.example/.well-known/openid-configuration answered HTTP 404' })
+  detail: string;
+}
+
+export class ProviderTestResponse {
+  @ApiProperty({ description: 'Whether every check passed: a sign-in with this configuration can reach the provider.' }) ok: boolean;
+  @ApiProperty({ type: [ProviderCheckResponse], description: 'The checks in the order run; a check that cannot run after a failed one is not listed.' })
+  checks: ProviderCheckResponse[];
+}
+
 export class StatusResponse {
   @ApiProperty({ example: 'OK' }) status: string;
   @ApiProperty() message: string;

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { ApiError } from '../../api/client';
-import { Button, Checkbox, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
+import { api, ApiError, seg } from '../../api/client';
+import type { Schemas } from '../../api/types';
+import { Button, Checkbox, CopyButton, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
 import { oauthApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { OAuthProviderInput, OAuthProviderView, ProviderName } from '../types';
@@ -13,7 +14,41 @@ import type { OAuthProviderInput, OAuthProviderView, ProviderName } from '../typ
  * App with its app ID and RSA key) and Apple. Secrets and keys are write-only: the
  * API only says whether one is stored, the form never shows one, and a blank
  * secret field keeps the stored value.
+ *
+ * Each provider can be tested (POST …/oauth/providers/{provider}/test): its saved
+ * configuration, or the form as typed before saving; every check the service ran
+ * is listed with what it found. The redirect URI to register at the provider is
+ * this service's callback: the console is served by the service, so its origin
+ * is the service's.
  */
+
+type ProviderTestResult = Schemas['ProviderTestResponse'];
+
+function testProvider(sectorID: string, name: ProviderName, input?: OAuthProviderInput): Promise<ProviderTestResult> {
+  const path = `/api/v1/sectors/${seg(sectorID)}/oauth/providers/${seg(name)}/test`;
+  return api.post<ProviderTestResult>(path, input ? { providers: { [name]: input } } : {});
+}
+
+/** The checks of a Test, announced when they arrive. */
+function TestResult({ title, result }: { title: string; result: ProviderTestResult }) {
+  return (
+    <div role="status" className="notice stack" aria-label={`${title} test result`}>
+      <p>
+        <strong>{result.ok ? `${title}: every check passed.` : `${title}: a check failed.`}</strong>
+      </p>
+      <ul className="item-list" aria-label={`${title} checks`}>
+        {result.checks.map((c) => (
+          <li key={c.name} style={{ justifyContent: 'flex-start', flexWrap: 'nowrap' }}>
+            <span className={c.ok ? 'badge badge-ok' : 'badge badge-warn'}>{c.ok ? 'ok' : 'failed'}</span>
+            <span style={{ overflowWrap: 'anywhere' }}>
+              <strong>{c.name}</strong>: {c.detail}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 type Kind = 'oidc' | 'google' | 'github' | 'github-app' | 'apple';
 
@@ -81,23 +116,25 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
   const toast = useToast();
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<Kind>(spec.name === 'github' && view.appID ? 'github-app' : spec.kinds[0]);
-  const { register, handleSubmit, setError, clearErrors, resetField, formState: { errors } } = useForm<Values>({
-    defaultValues: { ...view, clientSecret: '', privateKeyPEM: '' },
-  });
   const callback = `${window.location.origin}/api/v1/oauth/${spec.name}/callback`;
+  const { register, handleSubmit, getValues, setError, clearErrors, resetField, formState: { errors } } = useForm<Values>({
+    defaultValues: { ...view, redirectURI: view.redirectURI || callback, clientSecret: '', privateKeyPEM: '' },
+  });
+  const inputOf = (v: Values): OAuthProviderInput => {
+    const input: OAuthProviderInput = { enabled: v.enabled };
+    for (const key of fieldsOf(kind)) {
+      const value = v[key] as string;
+      // Secrets: blank keeps the stored one, so a blank is never sent.
+      if ((key === 'clientSecret' || key === 'privateKeyPEM') && value.trim() === '') continue;
+      (input as Record<string, unknown>)[key] = value;
+    }
+    // An OAuth App has no app ID: clearing it makes the client secret count.
+    if (kind === 'github' && view.appID) input.appID = '';
+    return input;
+  };
+  const test = useMutation({ mutationFn: (input?: OAuthProviderInput) => testProvider(sectorID, spec.name, input) });
   const save = useMutation({
-    mutationFn: (v: Values) => {
-      const input: OAuthProviderInput = { enabled: v.enabled };
-      for (const key of fieldsOf(kind)) {
-        const value = v[key] as string;
-        // Secrets: blank keeps the stored one, so a blank is never sent.
-        if ((key === 'clientSecret' || key === 'privateKeyPEM') && value.trim() === '') continue;
-        (input as Record<string, unknown>)[key] = value;
-      }
-      // An OAuth App has no app ID: clearing it makes the client secret count.
-      if (kind === 'github' && view.appID) input.appID = '';
-      return oauthApi.update(sectorID, { [spec.name]: input });
-    },
+    mutationFn: (v: Values) => oauthApi.update(sectorID, { [spec.name]: inputOf(v) }),
     onSuccess: () => {
       toast(`${spec.title} saved.`);
       resetField('clientSecret', { defaultValue: '' });
@@ -122,6 +159,12 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
     <Section title={spec.title} id={`provider-${spec.name}`}>
       <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
         <p className="muted">{spec.intro}</p>
+        <p className="actions">
+          <span>
+            Redirect URI to register at {spec.name === 'oidc' ? 'the provider' : spec.name === 'apple' ? 'Apple' : spec.title}: <code>{callback}</code>
+          </span>
+          <CopyButton value={callback} name={`Copy the ${spec.title} redirect URI`} />
+        </p>
         <ErrorMessage error={save.error} title={`${spec.title} was not saved.`} />
         {spec.kinds.length > 1 ? (
           <fieldset>
@@ -169,9 +212,19 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
             );
           })}
         </div>
-        <Button type="submit" variant="primary" busy={save.isPending}>
-          Save {spec.title}
-        </Button>
+        <div className="actions">
+          <Button type="submit" variant="primary" busy={save.isPending}>
+            Save {spec.title}
+          </Button>
+          <Button busy={test.isPending && test.variables === undefined} disabled={test.isPending} onClick={() => test.mutate(undefined)}>
+            Test {spec.title}
+          </Button>
+          <Button busy={test.isPending && test.variables !== undefined} disabled={test.isPending} onClick={() => test.mutate(inputOf(getValues()))}>
+            Test before saving
+          </Button>
+        </div>
+        <ErrorMessage error={test.error} title={`${spec.title} could not be tested.`} />
+        {test.data && !test.isPending ? <TestResult title={spec.title} result={test.data} /> : null}
       </form>
     </Section>
   );
