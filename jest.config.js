@@ -16,7 +16,7 @@ const transformIgnorePatterns = ['^(?!.*/node_modules/(.+/)?content-disposition/
  * the request context (audit), the main flows (smoke, login, tokens and introspection, sessions), and the
  * introspection fast path and the OpenID Provider in front of the adapter.
  */
-const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'introspection-fast-path', 'oidc-provider', 'oidc-sessions', 'scim', 'scim-users'];
+const FASTIFY_SPECS = ['adapters', 'fuzz', 'openapi', 'errors', 'browser-http', 'deployment', 'logging', 'metrics', 'social-login', 'audit', 'smoke', 'login', 'tokens', 'sessions', 'browser-sessions', 'introspection-fast-path', 'oidc-provider', 'oidc-sessions', 'scim', 'scim-users'];
 
 /** The e2e specs, run once per HTTP adapter (docs/adr/0031-http-adapters.md). */
 const e2e = {

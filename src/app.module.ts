@@ -5,6 +5,7 @@ import { ApiTokenModule } from './api-token/api-token.module';
 import { AuthModule } from './auth/auth.module';
 import { AccountModule } from './account/account.module';
 import { SessionModule } from './session/session.module';
+import { BrowserSessionModule } from './browser-session/browser-session.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CredentialsModule } from './credentials/credentials.module';
 import { CryptoModule } from './common/crypto/crypto.module';
@@ -23,6 +24,7 @@ import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { AuditModule } from './audit/audit.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
+import { SectorStatsModule } from './sector-stats/sector-stats.module';
 import { KeysModule } from './keys/keys.module';
 import { OtpModule } from './otp/otp.module';
 import { MailModule } from './mail/mail.module';
@@ -61,6 +63,7 @@ export class AppModule implements NestModule {
         CredentialsModule,
         AuditModule,
         AuditLogModule,
+        SectorStatsModule,
         KeysModule,
         UserModule,
         SettingsModule,
@@ -70,6 +73,7 @@ export class AppModule implements NestModule {
         TenantModule,
         AuthModule,
         SessionModule,
+        BrowserSessionModule,
         AccountModule,
         ApiTokenModule,
         RoleModule,

@@ -14,12 +14,15 @@ export interface SessionRow {
   revokedAt: Date | null;
   /** How its sign-in authenticated the user (RFC 8176). */
   amr: string[];
+  /** The idle timeout copied from the settings at sign-in (seconds). */
+  idleTimeoutSeconds: number;
   /** Past its lifetime or its idle timeout. */
   expired: boolean;
 }
 
 const COLUMNS = `id, user_id AS "userId", sector_id AS "sectorId", client_ip AS "clientIp", user_agent AS "userAgent",
   created_at AS "createdAt", last_seen_at AS "lastSeenAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", amr,
+  idle_timeout_seconds::int AS "idleTimeoutSeconds",
   (expires_at <= now() OR last_seen_at + idle_timeout_seconds * interval '1 second' <= now()) AS expired`;
 
 /** Sessions and their refresh tokens (tables `sessions`, `refresh_tokens`) of a tenant. */
@@ -60,9 +63,9 @@ export class SessionRepository {
   }
 
   /** Whose session an unused refresh token belongs to (a read: nothing is spent); undefined when it is unknown or used. */
-  async ownerOfRefreshToken(db: TenantDb, tokenHash: string): Promise<{ userId: string; sectorId: string } | undefined> {
-    const rows = await db.rows<{ userId: string; sectorId: string }>(
-      `SELECT s.user_id AS "userId", s.sector_id AS "sectorId" FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
+  async ownerOfRefreshToken(db: TenantDb, tokenHash: string): Promise<{ sessionId: string; userId: string; sectorId: string } | undefined> {
+    const rows = await db.rows<{ sessionId: string; userId: string; sectorId: string }>(
+      `SELECT s.id AS "sessionId", s.user_id AS "userId", s.sector_id AS "sectorId" FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
        WHERE r.token_hash = $1 AND r.used_at IS NULL`,
       [tokenHash],
     );

@@ -29,6 +29,17 @@ export interface IssueKnown {
   extraClaims?: Record<string, unknown>;
 }
 
+/** A live session named by a refresh token, with its tenant and the time its newest refresh token stops being usable (idle timeout or end). */
+export interface RefreshableSession extends SessionRow {
+  tenantId: string;
+  usableUntil: Date;
+}
+
+/** A refresh done: the new tokens and the session they belong to. */
+export interface RotatedSession extends RefreshTokenResponse {
+  session: RefreshableSession;
+}
+
 /** A session just started: its id (the tokens' `sid`) and its first refresh token. */
 export interface StartedSession {
   sessionId: string;
@@ -90,6 +101,16 @@ export class SessionService {
    * session is revoked. A revoked or expired session: SESSION_REVOKED.
    */
   async refresh(refreshToken: string, clientIp: string): Promise<RefreshTokenResponse> {
+    const { token, refreshToken: next } = await this.rotate(refreshToken, clientIp);
+    return { token, refreshToken: next };
+  }
+
+  /**
+   * The refresh itself (`refresh` answers part of it): also says which session it
+   * renewed and until when the next refresh token is good, for a caller that keeps
+   * the refresh token itself (the browser-session cookie, src/browser-session).
+   */
+  async rotate(refreshToken: string, clientIp: string): Promise<RotatedSession> {
     const invalid = () => DomainError.unauthenticated(Reason.REFRESH_TOKEN_INVALID, 'The refresh token is invalid.');
     const tenantId = tenantOfRoutedId(refreshToken);
     const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
@@ -121,7 +142,35 @@ export class SessionService {
     const scope = await this.scopes.byId(session.sectorId);
     // A refresh is not an authentication: the token keeps the time of the sign-in that started the session.
     const { token } = await this.issueFor(scope, user, session.id, Math.floor(session.createdAt.getTime() / 1000), { extraClaims });
-    return { token, refreshToken: next };
+    // The rotation noted the session as seen now: the next token is good until the idle timeout or the session's end, whichever is first.
+    const idleEnd = Date.now() + session.idleTimeoutSeconds * 1000;
+    return { token, refreshToken: next, session: { ...session, tenantId: tenant.id, usableUntil: new Date(Math.min(idleEnd, session.expiresAt.getTime())) } };
+  }
+
+  /**
+   * The live session an unused refresh token belongs to, read without spending the
+   * token; undefined when the token is unknown or used, or its session ended.
+   */
+  async sessionOfRefreshToken(refreshToken: string): Promise<RefreshableSession | undefined> {
+    const tenantId = tenantOfRoutedId(refreshToken);
+    const tenant = tenantId ? await this.directory.tenantById(tenantId) : undefined;
+    if (!tenant) return undefined;
+    const db = await this.connections.db(tenant);
+    const owner = await this.sessions.ownerOfRefreshToken(db, hashSecretToken(refreshToken));
+    const session = owner ? await this.sessions.find(db, owner.sessionId) : null;
+    if (!session || session.revokedAt || session.expired) return undefined;
+    const idleEnd = session.lastSeenAt.getTime() + session.idleTimeoutSeconds * 1000;
+    return { ...session, tenantId: tenant.id, usableUntil: new Date(Math.min(idleEnd, session.expiresAt.getTime())) };
+  }
+
+  /** Ends the session an unused refresh token belongs to, as a logout does; false when there was none live. */
+  async endByRefreshToken(refreshToken: string): Promise<boolean> {
+    const session = await this.sessionOfRefreshToken(refreshToken);
+    const tenant = session ? await this.directory.tenantById(session.tenantId) : undefined;
+    if (!session || !tenant) return false;
+    const ended = await this.endSession(await this.connections.db(tenant), session.id, 'signed_out', session.userId);
+    this.cache.forget(tenant, `u:${session.userId}`);
+    return ended;
   }
 
   /** Do extension modules add claims to access tokens? (src/keys/token-claims.ts) */

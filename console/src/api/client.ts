@@ -2,11 +2,16 @@
  * The one way the browser app talks to the service: JSON over fetch to the public
  * API (`/api/v1/...`), the access token attached, errors parsed into `ApiError`.
  *
- * Tokens live in this module's memory only (never localStorage or sessionStorage):
- * a reload signs the user out. An access token about to expire, or refused as
- * expired, is renewed once with the session's refresh token (docs/api.md,
- * "Sessions and refresh tokens"); refreshes never run concurrently, since the
- * service treats two uses of one refresh token as theft.
+ * The access token lives in this module's memory only (never localStorage or
+ * sessionStorage). The refresh token of a sign-in is handed over once to the
+ * service, which keeps it in an HttpOnly cookie of the sector (docs/api.md,
+ * "Browser sessions"); this page never stores it. An access token about to
+ * expire, or refused as expired, is renewed with that cookie, and a reload
+ * restores the session the same way (`restoreSession`). Refreshes never run
+ * concurrently, not even across tabs (Web Locks), since the service treats two
+ * uses of one refresh token as theft. A session the service ended is reported to
+ * `onSessionEnded` listeners, not signed out, so the screen and what the user
+ * typed stay.
  */
 
 export interface FieldViolation {
@@ -82,9 +87,16 @@ export interface SessionTokens {
 const API_ORIGIN: string = (import.meta.env.VITE_API_ORIGIN as string | undefined) ?? window.location.origin;
 
 let accessToken: string | null = null;
-let refreshToken: string | null = null;
+/** The sector whose browser-session cookie renews the access token (null: none, signed out). */
+let sessionSector: string | null = null;
 let refreshing: Promise<boolean> | null = null;
 const listeners = new Set<(token: string | null) => void>();
+const endedListeners = new Set<() => void>();
+
+/** The header the browser-session routes require (a cross-site page cannot send it). */
+const CSRF_HEADERS = { 'X-Requested-With': 'iam-console' };
+/** The Web Lock that serialises refreshes across this origin's tabs. */
+const REFRESH_LOCK = 'iam-refresh';
 
 /** Seconds before expiry at which a token is renewed ahead of use. */
 const RENEW_MARGIN_SECONDS = 30;
@@ -110,11 +122,24 @@ function notify(): void {
   for (const listener of listeners) listener(accessToken);
 }
 
-/** Stores the tokens of a completed sign-in (memory only). */
-export function setSession(tokens: SessionTokens): void {
+const browserSessionPath = (sectorID: string): string => `/api/v1/browser-sessions/${seg(sectorID)}`;
+
+/**
+ * Stores the access token of a completed sign-in (memory only) and hands its
+ * refresh token over to the service's HttpOnly cookie, then forgets it. A failed
+ * hand-over leaves a session that lasts as long as its access token.
+ */
+export async function setSession(tokens: SessionTokens): Promise<void> {
   accessToken = tokens.token;
-  refreshToken = tokens.refreshToken ?? null;
+  const sector = String(decodeClaims(tokens.token).sectorID ?? '');
+  sessionSector = sector || null;
   notify();
+  if (!sector || !tokens.refreshToken) return;
+  try {
+    await send('POST', browserSessionPath(sector), undefined, { refreshToken: tokens.refreshToken }, false, { token: tokens.token, credentials: 'same-origin' });
+  } catch {
+    // The page keeps working with its access token; a reload then asks for a sign-in.
+  }
 }
 
 /** Replaces the access token of the current session (a step-up answers one), keeping its refresh token. */
@@ -123,11 +148,32 @@ export function setAccessToken(token: string): void {
   notify();
 }
 
-/** Forgets the tokens (sign-out, or a session the service ended). */
+/** Forgets the tokens (sign-out). */
 export function clearSession(): void {
   accessToken = null;
-  refreshToken = null;
+  sessionSector = null;
   notify();
+}
+
+/** Signs this browser out of the sector at the service: ends the cookie's session and drops the cookie (best effort). */
+export async function endBrowserSession(sectorID: string): Promise<void> {
+  try {
+    await send('DELETE', browserSessionPath(sectorID), undefined, undefined, false, { headers: CSRF_HEADERS, credentials: 'same-origin' });
+  } catch {
+    // Already ended, or the service is unreachable: the page forgets the session all the same.
+  }
+}
+
+/**
+ * Restores the session of a sector from its browser-session cookie (a reload, or a
+ * sign-in in another tab): true when an access token was obtained.
+ */
+export async function restoreSession(sectorID: string): Promise<boolean> {
+  if (!sessionSector || sessionSector !== sectorID) {
+    accessToken = null;
+    sessionSector = sectorID;
+  }
+  return refreshOnce();
 }
 
 export function currentAccessToken(): string | null {
@@ -140,18 +186,41 @@ export function onSessionChange(listener: (token: string | null) => void): () =>
   return () => listeners.delete(listener);
 }
 
+/** Called when the service ended the session under the page (revoked, or a refresh refused); the page stays. */
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+}
+
+/** The session ended at the service: the access token is dropped, the sector kept (a sign-in elsewhere can restore it). */
+function sessionEnded(): void {
+  if (accessToken === null) return;
+  accessToken = null;
+  for (const listener of endedListeners) listener();
+}
+
+/** Runs `task` holding the cross-tab refresh lock where the browser has Web Locks (else within this tab only). */
+function withRefreshLock<T>(task: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  return locks ? (locks.request(REFRESH_LOCK, task) as Promise<T>) : task();
+}
+
 async function refreshOnce(): Promise<boolean> {
-  if (!refreshToken) return false;
+  const sector = sessionSector;
+  if (!sector) return false;
   if (!refreshing) {
-    const presented = refreshToken;
     refreshing = (async () => {
       try {
-        const result = await send<SessionTokens>('POST', '/api/v1/token/refresh', undefined, { refreshToken: presented }, false);
-        setSession(result);
+        const result = await withRefreshLock(() =>
+          send<{ token: string }>('POST', `${browserSessionPath(sector)}/refresh`, undefined, {}, false, { headers: CSRF_HEADERS, credentials: 'same-origin' }),
+        );
+        if (sessionSector !== sector) return false;
+        accessToken = result.token;
+        notify();
         return true;
       } catch (error) {
-        // An ended session, a reused or unknown refresh token: the user signs in again.
-        if (error instanceof ApiError && error.status === 401) clearSession();
+        // An ended session, a reused or unknown cookie, none at all: the user signs in again.
+        if (error instanceof ApiError && error.status === 401) sessionEnded();
         return false;
       } finally {
         refreshing = null;
@@ -169,15 +238,17 @@ function url(path: string, query?: Query): string {
   return target.toString();
 }
 
-/** A request with credentials of its own: a bearer token that is not the session's (never renewed), or none; this origin's cookies. */
+/** A request with credentials of its own: a bearer token that is not the session's (never renewed), or none; this origin's cookies; extra headers. */
 interface OwnCredentials {
   token?: string;
   credentials: RequestCredentials;
+  headers?: Record<string, string>;
 }
 
 async function send<T>(method: string, path: string, query: Query | undefined, body: unknown, authenticate: boolean, own?: OwnCredentials): Promise<T> {
-  if (authenticate && accessToken && refreshToken && expiresSoon(accessToken)) await refreshOnce();
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  // No token (a session that ended, maybe signed in again in another tab) or one about to expire: renew it first.
+  if (authenticate && sessionSector && (!accessToken || expiresSoon(accessToken))) await refreshOnce();
+  const headers: Record<string, string> = { Accept: 'application/json', ...own?.headers };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const token = own ? (own.token ?? null) : authenticate ? accessToken : null;
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -197,10 +268,11 @@ async function send<T>(method: string, path: string, query: Query | undefined, b
   if (!response.ok) {
     const error = new ApiError(response.status, parsed as ErrorBody | undefined, `The service answered an unexpected error (HTTP ${response.status}).`, response.headers.get('Retry-After'));
     // An access token that expired under us: renew it once and replay the request.
-    if (authenticate && token && response.status === 401 && (error.reason === 'TOKEN_EXPIRED' || error.reason === 'TOKEN_INVALID') && refreshToken) {
+    if (authenticate && token && response.status === 401 && (error.reason === 'TOKEN_EXPIRED' || error.reason === 'TOKEN_INVALID') && sessionSector) {
       if (await refreshOnce()) return send<T>(method, path, query, body, authenticate);
     }
-    if (authenticate && token && response.status === 401 && token === accessToken && (error.reason === 'SESSION_REVOKED' || error.reason === 'TOKEN_EXPIRED')) clearSession();
+    // The session ended under the page: reported (the page offers a new sign-in), the request fails where it was made.
+    if (authenticate && token && response.status === 401 && token === accessToken && (error.reason === 'SESSION_REVOKED' || error.reason === 'TOKEN_EXPIRED')) sessionEnded();
     throw error;
   }
   return parsed as T;

@@ -1,6 +1,21 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { api, ApiError, clearSession, currentAccessToken, decodeClaims, onSessionChange, seg, setSession, type SessionTokens } from '../api/client';
+import { loadedAddress } from './sectorAddress';
+import {
+  api,
+  clearSession,
+  currentAccessToken,
+  decodeClaims,
+  endBrowserSession,
+  onSessionChange,
+  onSessionEnded,
+  restoreSession,
+  seg,
+  setSession,
+  type SessionTokens,
+} from '../api/client';
+import { Button, Loading } from '../ui';
+import { absolutePath } from './sectorAddress';
 
 /** Who is signed in, from the access token's claims and (for admins) what the API lets them read. */
 export interface Me {
@@ -19,6 +34,8 @@ export type Area = 'console' | 'account';
 
 interface AuthState {
   me: Me | null;
+  /** A session is being restored from the browser-session cookie (a reload): not known yet whether anyone is signed in. */
+  restoring: boolean;
   /** Stores the tokens of a completed sign-in and works out the roles. */
   signIn(tokens: SessionTokens): Promise<Me>;
   /** Ends the session at the service (best effort) and forgets the tokens. */
@@ -27,9 +44,50 @@ interface AuthState {
 
 const AuthContext = createContext<AuthState | null>(null);
 
+/** Tells this origin's other tabs of sign-ins and sign-outs (a sign-in there can restore an ended session here). */
+const SESSION_CHANNEL = 'iam-session';
+
+interface SessionMessage {
+  type: 'signed-in' | 'signed-out';
+  sectorID: string;
+}
+
+function openChannel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(SESSION_CHANNEL);
+}
+
+function broadcast(message: SessionMessage): void {
+  const channel = openChannel();
+  channel?.postMessage(message);
+  channel?.close();
+}
+
+/**
+ * The sector a page load can restore a session of: under `/t/…` the one the address
+ * names (known once its sign-in options answer), else the address's `?sector=`, else
+ * the one remembered in this tab.
+ */
+function sectorToRestore(): string | null {
+  if (loadedAddress) return 'addressed';
+  return new URLSearchParams(window.location.search).get('sector') || rememberedSector();
+}
+
+/** The id of the sector to restore (`sectorToRestore`), looking up an addressed one. */
+async function sectorIDToRestore(): Promise<string | null> {
+  if (!loadedAddress) return sectorToRestore();
+  const options = await api.getPublic<{ sectorID: string }>('/api/v1/sign-in-options', { tenant: loadedAddress.tenant, sector: loadedAddress.sector ?? '' });
+  return options.sectorID;
+}
+
+/** The area of the current page, for its sign-in page. */
+function currentArea(): Area {
+  return /\/account(\/|$)/.test(window.location.pathname) ? 'account' : 'console';
+}
+
 /**
  * The sector of the last sign-in in this tab (sessionStorage: an id, never a
- * token), so that a reload, which forgets the tokens, returns to the right sign-in page.
+ * token), so that a reload restores that sector's session from its cookie, or
+ * returns to the right sign-in page.
  */
 const SECTOR_KEY = 'iam.console.sector';
 
@@ -63,18 +121,16 @@ function claimsToMe(token: string): Me {
 }
 
 /**
- * The roles the console needs, asked of the API itself: only a default-sector admin
- * may list the tenant's sectors, only a platform admin may read the platform tenant.
+ * The roles the console needs: an admin of the tenant's default sector administers
+ * every sector; only a platform admin may read the platform tenant.
  * The API still decides every request; this only chooses what to show.
  */
 async function probeRoles(me: Me): Promise<Me> {
   if (!me.isAdmin) return me;
-  try {
-    await api.get('/api/v1/sectors', { pageSize: 1 });
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return me;
-    throw error;
-  }
+  // Whether the admin's sector is its tenant's default one, from the public sign-in options:
+  // asking the sector list instead would log a refused request for every other sector's admin.
+  const options = await api.getPublic<{ isDefaultSector?: boolean }>('/api/v1/sign-in-options', { sectorID: me.sectorID });
+  if (options.isDefaultSector !== true) return me;
   const result = { ...me, isDefaultSectorAdmin: true };
   try {
     const tenant = await api.get<{ tenant?: { isPlatform?: boolean } }>(`/api/v1/tenants/${seg(me.tenantID)}`);
@@ -87,21 +143,90 @@ async function probeRoles(me: Me): Promise<Me> {
 
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
+  const [restoring, setRestoring] = useState(() => sectorToRestore() !== null);
+  const [ended, setEnded] = useState(false);
+  /** No user shown yet, or their session ended: the next access token (a restore) works out who is signed in. */
+  const stale = useRef(true);
+  /** The user a restored access token names, while their roles are asked for. */
+  const arriving = useRef<Promise<void>>(Promise.resolve());
 
-  // A session the client forgot (sign-out, a refused refresh) signs the page out.
+  // A session the client forgot (sign-out) signs the page out; an access token restored from the cookie (`restoreSession`:
+  // this page's load, a sign-in in another tab, any other caller) signs the page in again and closes the ended-session dialog.
   useEffect(() => onSessionChange((token) => {
-    if (token === null) setMe(null);
+    if (token === null) {
+      stale.current = true;
+      setMe(null);
+      return;
+    }
+    if (!stale.current) return;
+    stale.current = false;
+    arriving.current = probeRoles(claimsToMe(token)).then(
+      (next) => {
+        if (next.sectorID) rememberSector(next.sectorID);
+        setMe(next);
+        setEnded(false);
+      },
+      () => {
+        stale.current = true;
+      },
+    );
   }), []);
 
+  // A session the service ended under the page (revoked, a refresh refused): the screen stays, a dialog offers a new sign-in.
+  useEffect(() => onSessionEnded(() => {
+    stale.current = true;
+    setEnded(true);
+  }), []);
+
+  // A page load: the session comes back from the sector's cookie, if there is one.
+  useEffect(() => {
+    if (!sectorToRestore()) return;
+    let active = true;
+    sectorIDToRestore()
+      .then((sector) => (sector ? restoreSession(sector) : false))
+      .then(() => arriving.current)
+      .catch(() => undefined)
+      .finally(() => {
+        if (active) setRestoring(false);
+      });
+    return () => {
+      active = false;
+    };
+  }, []);
+
+  // Other tabs: a sign-in there restores an ended (or absent) session of its sector here; a sign-out there signs this tab out.
+  useEffect(() => {
+    const channel = openChannel();
+    if (!channel) return;
+    channel.onmessage = (event: MessageEvent<SessionMessage>) => {
+      const message = event.data;
+      const mine = rememberedSector();
+      if (message.type === 'signed-in' && (!currentAccessToken() || mine === message.sectorID)) {
+        void restoreSession(message.sectorID).catch(() => null);
+      } else if (message.type === 'signed-out' && mine === message.sectorID) {
+        clearSession();
+        setEnded(false);
+      }
+    };
+    return () => channel.close();
+  }, []);
+
   const signIn = useCallback(async (tokens: SessionTokens) => {
-    setSession(tokens);
+    // This sign-in works out the user itself.
+    stale.current = false;
+    await setSession(tokens);
     const next = await probeRoles(claimsToMe(tokens.token));
-    if (next.sectorID) rememberSector(next.sectorID);
+    if (next.sectorID) {
+      rememberSector(next.sectorID);
+      broadcast({ type: 'signed-in', sectorID: next.sectorID });
+    }
+    setEnded(false);
     setMe(next);
     return next;
   }, []);
 
   const signOut = useCallback(async () => {
+    const sector = me?.sectorID || rememberedSector();
     if (currentAccessToken()) {
       try {
         await api.post('/api/v1/logout');
@@ -109,12 +234,71 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         // The session may already have ended; forgetting the tokens is what matters here.
       }
     }
+    if (sector) {
+      await endBrowserSession(sector);
+      broadcast({ type: 'signed-out', sectorID: sector });
+    }
     clearSession();
+    setEnded(false);
     setMe(null);
-  }, []);
+  }, [me]);
 
-  const value = useMemo(() => ({ me, signIn, signOut }), [me, signIn, signOut]);
-  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+  const value = useMemo(() => ({ me, restoring, signIn, signOut }), [me, restoring, signIn, signOut]);
+  return (
+    <AuthContext.Provider value={value}>
+      {children}
+      <SessionEndedDialog open={ended && me !== null} sectorID={me?.sectorID ?? ''} onSignOut={() => void signOut()} />
+    </AuthContext.Provider>
+  );
+}
+
+/**
+ * The session ended while the user worked (revoked, or its refresh refused): a
+ * modal over the untouched screen. Signing in again happens in a new tab, so this
+ * one keeps what was typed; that tab's sign-in restores the session here and the
+ * dialog closes. Escape does nothing: the choice is the user's.
+ */
+function SessionEndedDialog({ open, sectorID, onSignOut }: { open: boolean; sectorID: string; onSignOut(): void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const signInRef = useRef<HTMLButtonElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      const previous = document.activeElement as HTMLElement | null;
+      dialog.showModal();
+      signInRef.current?.focus();
+      return () => {
+        if (dialog.open) dialog.close();
+        previous?.focus?.();
+      };
+    }
+    return undefined;
+  }, [open]);
+
+  const signInAgain = () => {
+    window.open(absolutePath(signInPath(currentArea(), { sector: sectorID || null })), '_blank');
+  };
+
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} aria-describedby={bodyId} onCancel={(event) => event.preventDefault()}>
+      {open ? (
+        <>
+          <h2 id={titleId}>Your session has ended</h2>
+          <div id={bodyId} className="dialog-body">
+            <p>What you typed is kept. Sign in again to continue.</p>
+          </div>
+          <div className="dialog-actions">
+            <Button onClick={onSignOut}>Sign out</Button>
+            <Button ref={signInRef} variant="primary" onClick={signInAgain}>Sign in again</Button>
+          </div>
+        </>
+      ) : null}
+    </dialog>
+  );
 }
 
 export function useAuth(): AuthState {
@@ -134,10 +318,12 @@ export function signInPath(area: Area, options: { sector?: string | null; next?:
 
 /** Renders its children for a signed-in user; otherwise sends the browser to the area's sign-in page. */
 export function RequireAuth({ area, children }: { area: Area; children: ReactNode }) {
-  const { me } = useAuth();
+  const { me, restoring } = useAuth();
   const location = useLocation();
+  if (!me && restoring) return <Loading label="Restoring your session…" />;
   if (!me) {
-    const sector = new URLSearchParams(location.search).get('sector') ?? rememberedSector();
+    // Under `/t/…` the address is the sector; elsewhere the query's or this tab's last one.
+    const sector = loadedAddress ? null : new URLSearchParams(location.search).get('sector') ?? rememberedSector();
     return <Navigate to={signInPath(area, { sector, next: location.pathname + location.search })} replace />;
   }
   return <>{children}</>;
