@@ -3,7 +3,7 @@
  * platform admins provision and read tenants; default-sector admins list and create
  * their tenant's sectors and administer every sector of it; a sector admin
  * administers their own sector only (settings, users, their roles, API tokens,
- * social login, the apps of its OpenID Provider, webhooks).
+ * social login, the apps of its OpenID Provider, webhooks; its dashboard and audit log).
  * The API still decides: a hidden link is a convenience, never the protection.
  */
 import type { Me } from '../auth/AuthContext';
@@ -26,9 +26,10 @@ export function abilitiesOf(me: Me | null): Abilities {
   };
 }
 
-export type SectorScreen = 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients' | 'webhooks';
+export type SectorScreen = 'dashboard' | 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients' | 'webhooks' | 'audit';
 
 export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
+  { screen: 'dashboard', label: 'Dashboard' },
   { screen: 'users', label: 'Users' },
   { screen: 'roles', label: 'Roles' },
   { screen: 'settings', label: 'Settings' },
@@ -36,6 +37,7 @@ export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
   { screen: 'oauth', label: 'Social login' },
   { screen: 'clients', label: 'Apps (OpenID Connect)' },
   { screen: 'webhooks', label: 'Webhooks' },
+  { screen: 'audit', label: 'Audit log' },
 ];
 
 export const sectorPath = (sectorID: string, screen: SectorScreen): string => `/console/sectors/${encodeURIComponent(sectorID)}/${screen}`;

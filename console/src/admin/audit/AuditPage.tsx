@@ -1,0 +1,255 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Fragment, useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, seg } from '../../api/client';
+import { useAuth } from '../../auth/AuthContext';
+import { Button, EmptyState, ErrorMessage, Field, Loading, Page, Select, TextInput } from '../../ui';
+import { apiQueryOf, filtersOf, paramsOf, rangeError, TYPE_OPTIONS, type AuditEvent, type AuditEventType, type AuditFilters } from './auditFilters';
+import './audit.css';
+
+/**
+ * The sector's audit trail, newest first (GET /api/v1/sectors/{sectorID}/audit-events):
+ * each event's time, type and outcome, actor and target, with its other fields
+ * in an expandable row. The filters live in the URL query, so a filtered view can
+ * be linked; the pages follow the API's cursor (newer / older).
+ */
+
+const PAGE_SIZE = 50;
+
+type ListAuditEvents = { events: AuditEvent[]; nextCursor: string };
+
+const KIND_LABELS: Record<string, string> = { user: 'User', apiToken: 'API token', system: 'System', anonymous: 'Anonymous', sector: 'Sector', tenant: 'Tenant' };
+
+/** A time as the viewer's local date and time, its ISO form in `dateTime` and the tooltip. */
+function EventTime({ unix }: { unix: string }) {
+  const date = new Date(Number(unix) * 1000);
+  if (Number.isNaN(date.getTime())) return <>{unix}</>;
+  const iso = date.toISOString();
+  return (
+    <time dateTime={iso} title={iso}>
+      {date.toLocaleString()}
+    </time>
+  );
+}
+
+/** An actor or a target: its kind and id; a user of this sector links to their page. */
+function Party({ party, sectorID, inSector, side }: { party: AuditEvent['actor']; sectorID: string; inSector: boolean; side: 'Actor' | 'Target' }) {
+  if (!party.kind) return <span className="muted">none</span>;
+  const kind = KIND_LABELS[party.kind] ?? party.kind;
+  if (!party.id) return <span>{kind}</span>;
+  return (
+    <span className="audit-party">
+      <span className="audit-party__kind">{kind}</span>{' '}
+      {party.kind === 'user' && inSector ? (
+        <Link to={`/console/sectors/${seg(sectorID)}/users/${seg(party.id)}`} aria-label={`${side}: user ${party.id}`}>
+          <code>{party.id}</code>
+        </Link>
+      ) : (
+        <code>{party.id}</code>
+      )}
+    </span>
+  );
+}
+
+/** The fields of an event the table's columns do not show. */
+function otherFields(e: AuditEvent): Record<string, unknown> {
+  return { id: e.id, outcome: e.outcome, reason: e.reason, sectorID: e.sectorID, clientAddress: e.clientAddress, requestId: e.requestId, details: e.details };
+}
+
+function FilterForm({ filters, onApply }: { filters: AuditFilters; onApply: (filters: AuditFilters) => void }) {
+  const [draft, setDraft] = useState<AuditFilters>(filters);
+  const [shown, setShown] = useState<AuditFilters>(filters);
+  // The URL changed under the form (a link, back/forward): the form follows it.
+  if (shown !== filters) {
+    setShown(filters);
+    setDraft(filters);
+  }
+  const invalid = rangeError(draft);
+  const set = (key: keyof AuditFilters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value }));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!invalid) onApply({ ...draft, actor: draft.actor.trim(), target: draft.target.trim() });
+  };
+  const empty: AuditFilters = { type: '', actor: '', target: '', from: '', to: '' };
+  const any = Object.values(filters).some(Boolean);
+  return (
+    <form className="audit-filters" aria-label="Filter events" onSubmit={submit}>
+      <div className="toolbar">
+        <Field label="Type">
+          {(p) => (
+            <Select {...p} value={draft.type} onChange={(e) => setDraft((d) => ({ ...d, type: e.target.value as AuditEventType | '' }))}>
+              <option value="">Any type</option>
+              {TYPE_OPTIONS.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <Field label="Actor ID">{(p) => <TextInput {...p} value={draft.actor} onChange={set('actor')} spellCheck={false} autoComplete="off" />}</Field>
+        <Field label="Target ID">{(p) => <TextInput {...p} value={draft.target} onChange={set('target')} spellCheck={false} autoComplete="off" />}</Field>
+        <Field label="From day">{(p) => <TextInput {...p} type="date" value={draft.from} onChange={set('from')} max={draft.to || undefined} />}</Field>
+        <Field label="To day" error={invalid}>
+          {(p) => <TextInput {...p} type="date" value={draft.to} onChange={set('to')} min={draft.from || undefined} />}
+        </Field>
+      </div>
+      <div className="form-actions">
+        <Button type="submit" variant="primary" disabled={!!invalid}>
+          Apply filters
+        </Button>
+        <Button onClick={() => onApply(empty)} disabled={!any}>
+          Clear filters
+        </Button>
+      </div>
+      <p className="hint">Days are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}); the last day is included.</p>
+    </form>
+  );
+}
+
+export default function AuditPage() {
+  const { sectorID = '' } = useParams();
+  const { me } = useAuth();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const query = searchParams.toString();
+  const [filters, setFilters] = useState(() => filtersOf(searchParams));
+  const [filtersQuery, setFiltersQuery] = useState(query);
+  // The cursor of each page visited, the current one last ('' is the newest page); a new filter starts over.
+  const [cursors, setCursors] = useState<string[]>(['']);
+  const [open, setOpen] = useState<string | null>(null);
+  if (filtersQuery !== query) {
+    setFiltersQuery(query);
+    setFilters(filtersOf(searchParams));
+    setCursors(['']);
+    setOpen(null);
+  }
+  const cursor = cursors[cursors.length - 1];
+  const apiQuery = { ...apiQueryOf(filters), cursor: cursor || undefined, pageSize: PAGE_SIZE };
+  const events = useQuery({
+    queryKey: ['audit-events', sectorID, apiQuery],
+    queryFn: () => api.get<ListAuditEvents>(`/api/v1/sectors/${seg(sectorID)}/audit-events`, apiQuery),
+    placeholderData: keepPreviousData,
+  });
+  const rows = events.data?.events;
+  const next = events.data?.nextCursor ?? '';
+
+  // Users known to be of this sector: the users events here are about, and the admin when it is their own sector.
+  const sectorUsers = new Set<string>((rows ?? []).filter((e) => e.target.kind === 'user' && e.target.id).map((e) => e.target.id));
+  if (me && me.sectorID === sectorID) sectorUsers.add(me.sub);
+
+  const filtered = Object.values(filters).some(Boolean);
+  const paged = cursors.length > 1 || next !== '';
+  return (
+    <Page title="Audit log" wide>
+      <p className="page-lead">
+        Security-relevant events of this sector, newest first: sign-ins, changes to users, settings, tokens, apps and webhooks. Events are kept for the sector&rsquo;s
+        audit retention (365 days by default).
+      </p>
+      <section className="section" aria-labelledby="audit-filters-heading">
+        <h2 id="audit-filters-heading">Filters</h2>
+        <FilterForm filters={filters} onApply={(f) => setSearchParams(paramsOf(f))} />
+      </section>
+      <section className="section" aria-labelledby="audit-events-heading">
+        <div className="section-head">
+          <h2 id="audit-events-heading">Events</h2>
+          <div className="section-actions">
+            <Button onClick={() => void events.refetch()} busy={events.isFetching && !events.isPlaceholderData}>
+              Refresh
+            </Button>
+          </div>
+        </div>
+        {events.error && !rows ? (
+          <ErrorMessage error={events.error} title="The audit log could not be read." />
+        ) : (
+          <div className="table-block">
+            <div className="table-scroll">
+              <table className="table audit-table" aria-busy={events.isFetching || undefined}>
+                <caption className="visually-hidden">Audit events of this sector</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Actor</th>
+                    <th scope="col">Target</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {(rows ?? []).map((e) => {
+                    const expanded = open === e.id;
+                    const detailsId = `audit-event-${e.id}`;
+                    return (
+                      <Fragment key={e.id}>
+                        <tr>
+                          <td data-label="Time">
+                            <EventTime unix={e.occurredAt} />
+                          </td>
+                          <td data-label="Type">
+                            <code className="event-type">{e.type}</code>
+                            {e.outcome === 'failure' ? (
+                              <>
+                                {' '}
+                                <span className="badge badge-warn">failure</span>
+                              </>
+                            ) : null}
+                          </td>
+                          <td data-label="Actor">
+                            <Party party={e.actor} sectorID={sectorID} inSector={sectorUsers.has(e.actor.id)} side="Actor" />
+                          </td>
+                          <td data-label="Target">
+                            <Party party={e.target} sectorID={sectorID} inSector={e.target.kind === 'user'} side="Target" />
+                          </td>
+                          <td data-label="Details">
+                            <Button
+                              variant="link"
+                              aria-expanded={expanded}
+                              aria-controls={expanded ? detailsId : undefined}
+                              onClick={() => setOpen(expanded ? null : e.id)}
+                            >
+                              {expanded ? 'Hide' : 'Show'}
+                              <span className="visually-hidden"> details of event {e.id}</span>
+                            </Button>
+                          </td>
+                        </tr>
+                        {expanded ? (
+                          <tr className="audit-details-row">
+                            <td colSpan={5} id={detailsId}>
+                              <pre className="audit-details">
+                                {JSON.stringify(otherFields(e), null, 2)}
+                              </pre>
+                            </td>
+                          </tr>
+                        ) : null}
+                      </Fragment>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+            {events.isLoading ? <Loading /> : null}
+            {rows && rows.length === 0 && !events.isFetching ? (
+              <EmptyState title={filtered ? 'No events match these filters.' : 'No events yet.'}>
+                {filtered ? <p>Widen the dates or clear a filter.</p> : <p>Sign-ins and changes in this sector show here as they happen.</p>}
+              </EmptyState>
+            ) : null}
+            {events.error && rows ? <ErrorMessage error={events.error} /> : null}
+          </div>
+        )}
+        {paged ? (
+          <nav className="pager" aria-label="Audit log pages">
+            <Button onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length <= 1 || events.isPlaceholderData}>
+              Newer events
+            </Button>
+            <span className="pager-status" aria-live="polite">
+              Page {cursors.length}
+              {next ? '' : ' (the oldest)'}
+            </span>
+            <Button onClick={() => setCursors((c) => [...c, next])} disabled={!next || events.isPlaceholderData}>
+              Older events
+            </Button>
+          </nav>
+        ) : null}
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,103 @@
+import type { Schemas } from '../../api/types';
+
+export type AuditEvent = Schemas['AuditEventResponse'];
+export type AuditEventType = AuditEvent['type'];
+
+/**
+ * The event types of the audit trail (docs/api.md, Audit events), in the order
+ * offered by the type filter. Keyed by the OpenAPI document's enum, so a type
+ * added there fails the console's typecheck until it is named here too.
+ */
+const TYPES: Record<AuditEventType, string> = {
+  sign_in: 'Sign-in step',
+  'mfa.enrolled': 'Factor enrolled',
+  'mfa.removed': 'Factor removed',
+  'mfa.flag_cleared': 'Passkey flag cleared',
+  'identity.linked': 'Identity linked',
+  'password.changed': 'Password changed',
+  'password.reset': 'Password reset',
+  'user.created': 'User created',
+  'user.updated': 'User updated',
+  'user.deleted': 'User deleted',
+  'user.disabled': 'User disabled',
+  'user.enabled': 'User enabled',
+  'user.roles_changed': 'User roles changed',
+  'role.changed': 'Role changed',
+  'user.invited': 'User invited',
+  'settings.updated': 'Settings updated',
+  'oauth_providers.updated': 'Social login updated',
+  'api_token.created': 'API token created',
+  'api_token.revoked': 'API token revoked',
+  'tenant.provisioned': 'Tenant provisioned',
+  'signing_key.rotated': 'Signing key rotated',
+  'oidc_client.created': 'App registered',
+  'oidc_client.updated': 'App updated',
+  'oidc_client.secret_rotated': 'App secret rotated',
+  'oidc_client.deleted': 'App deleted',
+  'oidc_grant.revoked': 'App access revoked',
+  'webhook.created': 'Webhook created',
+  'webhook.updated': 'Webhook updated',
+  'webhook.deleted': 'Webhook deleted',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'webhook.disabled': 'Webhook disabled',
+};
+
+export const TYPE_OPTIONS = (Object.keys(TYPES) as AuditEventType[]).map((value) => ({ value, label: `${TYPES[value]} (${value})` }));
+
+const isType = (value: string): value is AuditEventType => Object.hasOwn(TYPES, value);
+
+/** What the audit viewer is narrowed to, as its URL query keeps it: dates as YYYY-MM-DD in the viewer's time zone. */
+export interface AuditFilters {
+  type: AuditEventType | '';
+  actor: string;
+  target: string;
+  /** The first day shown (from its local midnight). */
+  from: string;
+  /** The last day shown (up to the next local midnight). */
+  to: string;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The filters of a URL query; what is malformed is left out. */
+export function filtersOf(params: URLSearchParams): AuditFilters {
+  const type = params.get('type') ?? '';
+  const date = (key: string) => {
+    const value = params.get(key) ?? '';
+    return DATE.test(value) ? value : '';
+  };
+  return { type: isType(type) ? type : '', actor: (params.get('actor') ?? '').trim(), target: (params.get('target') ?? '').trim(), from: date('from'), to: date('to') };
+}
+
+/** The URL query of some filters (empty ones left out). */
+export function paramsOf(filters: AuditFilters): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(filters)) if (value) out[key] = value;
+  return out;
+}
+
+/** Unix seconds of the local midnight that starts a YYYY-MM-DD day, `plusDays` days later. */
+function localMidnight(day: string, plusDays = 0): number | undefined {
+  const m = DATE.exec(day);
+  if (!m) return undefined;
+  const at = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + plusDays).getTime();
+  return Number.isNaN(at) ? undefined : Math.floor(at / 1000);
+}
+
+/** Why the date range cannot be asked for, or undefined. */
+export function rangeError(filters: AuditFilters): string | undefined {
+  const from = localMidnight(filters.from);
+  const to = localMidnight(filters.to, 1);
+  return from !== undefined && to !== undefined && to <= from ? 'The last day is before the first day.' : undefined;
+}
+
+/** The API's query for some filters: the days become Unix seconds, the last day included. */
+export function apiQueryOf(filters: AuditFilters): Record<string, string | undefined> {
+  return {
+    type: filters.type || undefined,
+    actor: filters.actor || undefined,
+    target: filters.target || undefined,
+    from: localMidnight(filters.from)?.toString(),
+    to: localMidnight(filters.to, 1)?.toString(),
+  };
+}
