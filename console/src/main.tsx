@@ -5,7 +5,11 @@ import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import { App } from './App';
 import { AuthProvider } from './auth/AuthContext';
-import { ToastProvider } from './ui';
+import { loadedAddress } from './auth/sectorAddress';
+import { installChunkReload, ToastProvider } from './ui';
+
+// A code file gone after a redeploy: reload once for the new version.
+installChunkReload();
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -21,7 +25,7 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <BrowserRouter>
+      <BrowserRouter basename={loadedAddress?.basename}>
         <AuthProvider>
           <ToastProvider>
             <App />

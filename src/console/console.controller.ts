@@ -17,7 +17,8 @@ function notFound(): DomainError {
  * Serves the browser app built into dist/console: hashed assets under
  * /console/assets/ cached for a year (a new build has new names), and index.html
  * for /console, /account and every path below them (the SPA routes in the
- * browser) and for the default mail-link pages (/invite, /reset-password,
+ * browser), for the same pages of a tenant's sector under /t/{tenant}/[{sector}/]
+ * (the SPA reads the tenant and sector from the address), and for the older mail-link pages (/invite, /reset-password,
  * /magic-link, /verify-email, /confirm-email), revalidated on every load. Plain controller routes, so both HTTP
  * adapters serve it alike; /api is untouched.
  */
@@ -38,7 +39,7 @@ export class ConsoleController {
 
   @Public()
   // Also the service's default mail links (when a sector sets no MagicLinkURL): the app's link page answers them.
-  @Get(['console', 'console/*path', 'account', 'account/*path', 'invite', 'reset-password', 'magic-link', 'verify-email', 'confirm-email'])
+  @Get(['console', 'console/*path', 'account', 'account/*path', 't/*path', 'invite', 'reset-password', 'magic-link', 'verify-email', 'confirm-email'])
   @Header('Cache-Control', 'no-cache')
   page(): StreamableFile {
     const html = this.files.indexHtml();

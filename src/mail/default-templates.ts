@@ -22,7 +22,7 @@ export const INVITE_DEFAULTS: TemplateSet = {
     '',
     '{{link}}',
     '',
-    'The link expires in {{expiresInHours}} hours. If you did not expect this invitation, ignore this mail.',
+    'The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not expect this invitation, ignore this mail.',
     '',
   ].join('\n'),
   html: [
@@ -31,7 +31,7 @@ export const INVITE_DEFAULTS: TemplateSet = {
     '<p>Hello,</p>',
     '<p>You have been invited to <strong>{{sectorName}}</strong> as {{email}}.</p>',
     '<p><a href="{{link}}">Accept the invitation</a></p>',
-    '<p>The link expires in {{expiresInHours}} hours. If you did not expect this invitation, ignore this mail.</p>',
+    '<p>The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not expect this invitation, ignore this mail.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -43,7 +43,7 @@ export const OTP_DEFAULTS: TemplateSet = {
     'Hello {{username}},',
     '',
     'Your verification code is {{code}}.',
-    'It expires in {{expiresInMinutes}} minutes. If you did not try to sign in, ignore this mail.',
+    'It expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not try to sign in, ignore this mail.',
     '',
   ].join('\n'),
   html: [
@@ -51,7 +51,7 @@ export const OTP_DEFAULTS: TemplateSet = {
     '<html><body style="font-family: sans-serif; line-height: 1.5">',
     '<p>Hello {{username}},</p>',
     '<p>Your verification code is <strong style="font-size: 1.4em; letter-spacing: 0.1em">{{code}}</strong>.</p>',
-    '<p>It expires in {{expiresInMinutes}} minutes. If you did not try to sign in, ignore this mail.</p>',
+    '<p>It expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not try to sign in, ignore this mail.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -66,7 +66,7 @@ export const PASSWORD_RESET_DEFAULTS: TemplateSet = {
     '',
     '{{link}}',
     '',
-    'The link expires in {{expiresInMinutes}} minutes. If you did not ask for this, ignore this mail; your password stays as it is.',
+    'The link expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not ask for this, ignore this mail; your password stays as it is.',
     '',
   ].join('\n'),
   html: [
@@ -75,7 +75,7 @@ export const PASSWORD_RESET_DEFAULTS: TemplateSet = {
     '<p>Hello {{username}},</p>',
     '<p>Someone asked to reset the password of your {{sectorName}} account.</p>',
     '<p><a href="{{link}}">Choose a new password</a></p>',
-    '<p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for this, ignore this mail; your password stays as it is.</p>',
+    '<p>The link expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not ask for this, ignore this mail; your password stays as it is.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -90,7 +90,7 @@ export const MAGIC_LINK_DEFAULTS: TemplateSet = {
     '',
     '{{link}}',
     '',
-    'The link works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.',
+    'The link works once and expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not ask for it, ignore this mail.',
     '',
   ].join('\n'),
   html: [
@@ -99,7 +99,7 @@ export const MAGIC_LINK_DEFAULTS: TemplateSet = {
     '<p>Hello {{username}},</p>',
     '<p>Someone asked for a sign-in link to your {{sectorName}} account.</p>',
     '<p><a href="{{link}}">Sign in</a></p>',
-    '<p>The link works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.</p>',
+    '<p>The link works once and expires in {{plural expiresInMinutes "minute" "minutes"}}. If you did not ask for it, ignore this mail.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -114,7 +114,7 @@ export const EMAIL_VERIFICATION_DEFAULTS: TemplateSet = {
     '',
     '{{link}}',
     '',
-    'The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.',
+    'The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not ask for this, ignore this mail.',
     '',
   ].join('\n'),
   html: [
@@ -123,7 +123,7 @@ export const EMAIL_VERIFICATION_DEFAULTS: TemplateSet = {
     '<p>Hello {{username}},</p>',
     '<p>Confirm that {{email}} is your email address for {{sectorName}}.</p>',
     '<p><a href="{{link}}">Confirm the address</a></p>',
-    '<p>The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.</p>',
+    '<p>The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not ask for this, ignore this mail.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -139,7 +139,7 @@ export const EMAIL_CHANGE_DEFAULTS: TemplateSet = {
     '',
     '{{link}}',
     '',
-    'Until you do, your old address stays in use. The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.',
+    'Until you do, your old address stays in use. The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not ask for this, ignore this mail.',
     '',
   ].join('\n'),
   html: [
@@ -148,7 +148,7 @@ export const EMAIL_CHANGE_DEFAULTS: TemplateSet = {
     '<p>Hello {{username}},</p>',
     '<p>You asked to use {{email}} as your email address for {{sectorName}}.</p>',
     '<p><a href="{{link}}">Confirm the new address</a></p>',
-    '<p>Until you do, your old address stays in use. The link expires in {{expiresInHours}} hours. If you did not ask for this, ignore this mail.</p>',
+    '<p>Until you do, your old address stays in use. The link expires in {{plural expiresInHours "hour" "hours"}}. If you did not ask for this, ignore this mail.</p>',
     '</body></html>',
     '',
   ].join('\n'),
@@ -198,4 +198,4 @@ export const FACTOR_ADDED_DEFAULTS: TemplateSet = {
   ].join('\n'),
 };
 
-export const OTP_SMS_DEFAULT = '{{code}} is your {{sectorName}} verification code. It expires in {{expiresInMinutes}} minutes.';
+export const OTP_SMS_DEFAULT = '{{code}} is your {{sectorName}} verification code. It expires in {{plural expiresInMinutes "minute" "minutes"}}.';

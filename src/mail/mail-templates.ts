@@ -30,6 +30,8 @@ type Compiled = (vars: TemplateVars) => string;
 
 /** A private Handlebars environment: helpers or partials registered elsewhere cannot leak in. */
 const handlebars = Handlebars.create();
+/** `{{plural expiresInMinutes "minute" "minutes"}}`: "1 minute", "30 minutes". */
+handlebars.registerHelper('plural', (count: unknown, one: unknown, many: unknown) => `${String(count)} ${Number(count) === 1 ? String(one) : String(many)}`);
 
 const CACHE_MAX = 500;
 const cache = new Map<string, Compiled>();

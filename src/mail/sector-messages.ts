@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
-import { linkBase } from '../settings/magic-link-url';
+import { linkBase, sectorPagePath } from '../settings/magic-link-url';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
@@ -43,6 +43,15 @@ const TEMPLATES: Record<MessageKind, MessageTemplates> = {
   emailChange: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_DEFAULTS },
   emailChangeNotice: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_NOTICE_DEFAULTS },
   factorAdded: { mail: NO_SECTOR_TEMPLATES, mailDefaults: FACTOR_ADDED_DEFAULTS },
+};
+
+/** The page (and link type) a previewed message's sample link opens, as the real message's would. */
+const PREVIEW_LINKS: Partial<Record<MessageKind, { page: string; params?: Record<string, string> }>> = {
+  invite: { page: '/invite' },
+  passwordReset: { page: '/reset-password', params: { type: 'password-reset' } },
+  magicLink: { page: '/magic-link', params: { type: 'magic-link' } },
+  emailVerification: { page: '/verify-email', params: { type: 'email-verification' } },
+  emailChange: { page: '/confirm-email', params: { type: 'email-change' } },
 };
 
 /** Every message kind, in a stable order (request validation, the OpenAPI enum). */
@@ -91,14 +100,15 @@ export class SectorMessages {
   /**
    * The URL a mailed link opens: the sector's MagicLinkURL where it is still
    * allowed (https on PUBLIC_URL's origin or one of the sector's allowedOrigins;
-   * a stored value the rules no longer allow is not used), else
-   * `PUBLIC_URL<defaultPath>`; with `params` (the link's token, its type) added
-   * to the query.
+   * a stored value the rules no longer allow is not used), else the sector's own
+   * page `PUBLIC_URL/t/<tenant>/<sector><defaultPath>`; with `params` (the link's
+   * token, its type) added to the query.
    */
   async linkUrl(db: TenantDb, scope: SectorScope, defaultPath: string, params: Record<string, string>): Promise<string> {
     const settings = await scope.settings();
     const sector = await this.sectors.findById(db, scope.route.sectorId);
-    const base = linkBase(settings, this.config.publicUrl, defaultPath, sector?.allowedOrigins ?? [], this.config.nodeEnv === 'production');
+    const page = sectorPagePath(scope.route.tenant.slug, sector?.slug ?? '', defaultPath);
+    const base = linkBase(settings, this.config.publicUrl, page, sector?.allowedOrigins ?? [], this.config.nodeEnv === 'production');
     const url = new URL(base);
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
     return url.href;
@@ -120,7 +130,7 @@ export class SectorMessages {
 
   /**
    * Renders a message of `kind` as `enqueue` would, with sample values instead of
-   * a real recipient and link (code 123456, a link under PUBLIC_URL, the sector's
+   * a real recipient and link (code 123456, the kind's link with a sample token, the sector's
    * name, expiries from its settings) and `overrides` in place of the sector's
    * templates. A template that does not render is INVALID_ARGUMENT naming its field.
    */
@@ -131,7 +141,7 @@ export class SectorMessages {
     const sector = await this.sectors.findById(scope.db, scope.route.sectorId);
     const data: TemplateVars = {
       code: '123456',
-      link: `${this.config.publicUrl}/link?token=EXAMPLE-TOKEN`,
+      link: await this.linkUrl(scope.db, scope, PREVIEW_LINKS[kind]?.page ?? '/magic-link', { token: 'EXAMPLE-TOKEN', ...PREVIEW_LINKS[kind]?.params }),
       email: 'ada@example.com',
       username: 'ada',
       sectorName: sector?.name ?? '',

@@ -17,6 +17,6 @@ export class SignInOptionsController {
   @ApiOperation({ summary: "What a sector's sign-in page offers: signup, sign-in links, MFA, social providers" })
   @ApiOkResponse({ type: SignInOptionsResponse })
   get(@Query() query: SignInOptionsQuery): Promise<SignInOptionsResponse> {
-    return this.options.of(query.sectorID);
+    return this.options.of(query);
   }
 }

@@ -1,25 +1,30 @@
 import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScopes } from '../settings/sector-scope';
-import { SignInOptionsResponse } from './dto/sign-in-options.dto';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { SignInOptionsQuery, SignInOptionsResponse } from './dto/sign-in-options.dto';
 import { OAuthProviderRepository } from './oauth-provider.repository';
 
 /**
- * What a sign-in page needs to know of a sector before anyone signs in: its name,
- * whether signup and sign-in links are open, whether MFA follows a password, and
- * which social buttons to show. Public, like the sign-in operations; it reveals
- * nothing a sign-in page would not show.
+ * What a sign-in page needs to know of a sector before anyone signs in: its name
+ * and slugs (the page's address), whether signup and sign-in links are open,
+ * whether MFA follows a password, and which social buttons to show. Public, like
+ * the sign-in operations; it reveals nothing a sign-in page would not show. The
+ * sector is named by id, or by its tenant's slug and its own as in the pages'
+ * addresses (`/t/{tenant}/{sector}/…`).
  */
 @Injectable()
 export class SignInOptionsService {
   constructor(
     private readonly scopes: SectorScopes,
+    private readonly directory: TenantDirectory,
     private readonly sectors: SectorRepository,
     private readonly providers: OAuthProviderRepository,
   ) {}
 
-  async of(sectorId: string | undefined): Promise<SignInOptionsResponse> {
-    const scope = await this.scopes.forSignIn(sectorId);
+  async of(query: SignInOptionsQuery): Promise<SignInOptionsResponse> {
+    const scope = await this.scopeOf(query);
     const [settings, sector, providers] = await Promise.all([
       scope.settings(),
       this.sectors.findById(scope.db, scope.route.sectorId),
@@ -28,10 +33,22 @@ export class SignInOptionsService {
     return {
       sectorID: scope.route.sectorId,
       sectorName: sector?.name ?? '',
+      sectorSlug: sector?.slug ?? '',
+      isDefaultSector: scope.route.isDefault,
+      tenantSlug: scope.route.tenant.slug,
       selfSignUpAllowed: settings.selfSignUpAllowed,
       mfaRequired: settings.mfaRequired,
       magicLinkLoginEnabled: settings.magicLinkLoginEnabled,
       providers: providers.filter((p) => p.enabled).map((p) => p.provider),
     };
+  }
+
+  private async scopeOf(query: SignInOptionsQuery) {
+    if (query.tenant === undefined) {
+      if (query.sector !== undefined) throw DomainError.invalidField('sector', 'names a sector of `tenant`: give `tenant` too');
+      return this.scopes.forSignIn(query.sectorID);
+    }
+    if (query.sectorID) throw DomainError.invalidField('sectorID', 'give either `sectorID` or `tenant`, not both');
+    return this.scopes.of(await this.directory.routeBySlugs(query.tenant, query.sector));
   }
 }

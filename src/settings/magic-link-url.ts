@@ -52,3 +52,12 @@ export function linkBase(settings: { magicLinkUrl: string }, publicUrl: string, 
   if (configured && magicLinkUrlProblem(configured, publicUrl, allowedOrigins, production) === undefined) return configured;
   return `${publicUrl}${defaultPath}`;
 }
+
+/**
+ * The address of one of a sector's public pages on this service: under
+ * `/t/{tenant}/{sector}`, so a page opened from a mail knows its sector (the
+ * sign-in steps it leads to, MFA included, and its follow-up links stay there).
+ */
+export function sectorPagePath(tenantSlug: string, sectorSlug: string, page: string): string {
+  return `/t/${encodeURIComponent(tenantSlug)}/${encodeURIComponent(sectorSlug)}${page}`;
+}

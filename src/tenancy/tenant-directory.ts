@@ -103,6 +103,19 @@ export class TenantDirectory {
     return row ? { sectorId: row.sectorId, tenant, isDefault: row.isDefault } : undefined;
   }
 
+  /**
+   * A sector named as the sign-in pages' addresses name it: its tenant's slug and
+   * its own (omitted: the tenant's default sector). NOT_FOUND otherwise.
+   */
+  async routeBySlugs(tenantSlug: string, sectorSlug?: string): Promise<SectorRoute> {
+    const tenant = await this.tenantBySlug(tenantSlug);
+    if (!tenant) throw DomainError.notFound(Reason.TENANT_NOT_FOUND, 'No such tenant.');
+    if (!sectorSlug) return { sectorId: tenant.rootSectorId, tenant, isDefault: true };
+    const route = await this.sectorBySlug(tenant, sectorSlug);
+    if (!route) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+    return route;
+  }
+
   /** The slug of a sector (what URLs name it by), or undefined when there is no such sector. */
   async sectorSlug(sectorId: string): Promise<string | undefined> {
     if (!isUuid(sectorId)) return undefined;

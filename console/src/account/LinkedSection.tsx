@@ -8,6 +8,7 @@ import { PublicShell } from '../signin/PublicShell';
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useAsyncAction, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Identity } from './accountApi';
 import { useStepUp } from './StepUp';
+import { absolutePath } from '../auth/sectorAddress';
 
 const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
 
@@ -44,7 +45,7 @@ export function LinkedSection({ sub }: { sub: string }) {
 
   const link = (provider: string) =>
     linking.run(async () => {
-      const back = new URL(LINK_RETURN_PATH, window.location.origin);
+      const back = new URL(absolutePath(LINK_RETURN_PATH), window.location.origin);
       if (sector) back.searchParams.set('sector', sector);
       const flow = newSocialFlow(back);
       const start = await withStepUp(() => accountApi.startLink(sub, provider, flow.redirectURI));

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useLocation } from 'react-router';
+import { api } from '../api/client';
 import { useAuth } from '../auth/AuthContext';
 import { sectorsApi } from './adminApi';
 import type { Sector } from './types';
@@ -30,4 +31,17 @@ export function useSectorRecord(sectorID: string): Sector | undefined {
   const { me } = useAuth();
   const choices = useSectorChoices(!!me?.isDefaultSectorAdmin);
   return choices.data?.sectors.find((s) => s.sectorID === sectorID);
+}
+
+/** The name of the sector a screen administers: from the sector list when the admin may read it, else the public sign-in options. */
+export function useSectorName(sectorID: string): string {
+  const record = useSectorRecord(sectorID);
+  const options = useQuery({
+    queryKey: ['sector-name', sectorID],
+    queryFn: () => api.getPublic<{ sectorName: string }>('/api/v1/sign-in-options', { sectorID }),
+    enabled: !record && sectorID !== '',
+    staleTime: 300_000,
+    retry: false,
+  });
+  return record?.name ?? options.data?.sectorName ?? '';
 }

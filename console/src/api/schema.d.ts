@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sector's users, live sessions and sign-in activity per UTC day (signed-in admins only, never API tokens) */
+        get: operations["SectorStatsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -413,6 +430,41 @@ export interface paths {
         post?: never;
         /** Revoke one of a user's sessions: its access and refresh tokens stop working at once */
         delete: operations["SessionController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/browser-sessions/{sectorID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keep the caller's session in this browser: the refresh token of the sign-in (of the access token's own session) goes into an HttpOnly cookie */
+        post: operations["BrowserSessionController_handOver"];
+        /** Sign this browser out of the sector: ends the session its cookie names (as a logout does) and drops the cookie; fine without one */
+        delete: operations["BrowserSessionController_end"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/browser-sessions/{sectorID}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Renew the access token with this browser's session cookie (rotated like a refresh token; a reused one revokes the session) */
+        post: operations["BrowserSessionController_refresh"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -902,6 +954,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/oauth/providers/{provider}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Test a provider without signing anyone in: discovery, issuer, endpoints and key set (GitHub: its token endpoint and API), of the stored configuration or of an unsaved one merged over it; each check with what it found */
+        post: operations["OAuthProvidersController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oauth/token": {
         parameters: {
             query?: never;
@@ -1265,6 +1334,42 @@ export interface components {
             events: components["schemas"]["AuditEventResponse"][];
             /** @description Pass as `cursor` for the next (older) page; empty on the last page. */
             nextCursor: string;
+        };
+        SectorStatsDayResponse: {
+            /**
+             * @description The UTC day, YYYY-MM-DD.
+             * @example 2026-11-01
+             */
+            day: string;
+            /**
+             * Format: int32
+             * @description Completed sign-ins: `sign_in` audit events with outcome success and status SUCCESS (a token was issued).
+             */
+            signIns: number;
+            /**
+             * Format: int32
+             * @description Refused sign-in steps of any factor: `sign_in` audit events with outcome failure.
+             */
+            signInFailures: number;
+            /**
+             * Format: int32
+             * @description Self sign-ups: `user.created` audit events whose actor is anonymous.
+             */
+            signUps: number;
+        };
+        SectorStatsResponse: {
+            /**
+             * Format: int32
+             * @description The users of the sector now.
+             */
+            users: number;
+            /**
+             * Format: int32
+             * @description Sessions of the sector neither revoked nor past their lifetime or idle timeout now.
+             */
+            activeSessions: number;
+            /** @description One entry per UTC day of the period, oldest first, today last; days without events carry zeros. */
+            days: components["schemas"]["SectorStatsDayResponse"][];
         };
         JwkResponse: {
             /** @example EC */
@@ -1824,6 +1929,27 @@ export interface components {
         RevokeSessionResponse: {
             id: string;
         };
+        HandOverBrowserSessionDto: {
+            /** @description The refresh token of the sign-in that issued the bearer access token (handed over once; the page forgets it). */
+            refreshToken: string;
+        };
+        HandOverBrowserSessionResponse: {
+            /**
+             * Format: int64
+             * @description Unix seconds at which the session cookie expires unless a refresh renews it.
+             */
+            expiresAt: string;
+        };
+        BrowserSessionRefreshResponse: {
+            /** @description A new JWT access token of the same session (the next refresh token stays in the cookie). */
+            token: string;
+            /**
+             * Format: int64
+             * @description Unix seconds at which the renewed session cookie expires unless a refresh renews it.
+             */
+            expiresAt: string;
+        };
+        EndBrowserSessionResponse: Record<string, never>;
         ForgotPasswordDto: {
             /** @description The sector; omitted means the platform tenant's default sector. */
             sectorID?: string;
@@ -2391,6 +2517,31 @@ export interface components {
             status: string;
             message: string;
         };
+        TestOAuthProviderDto: {
+            /** @description As in the update: provider name → configuration, merged over the stored one for this test only (nothing is saved). Only the tested provider may be named; absent tests the stored configuration. */
+            providers?: {
+                [key: string]: components["schemas"]["OAuthProviderAdminConfig"];
+            };
+        };
+        ProviderCheckResponse: {
+            /**
+             * @description What was checked: configuration, discovery, issuer, endpoints, jwks (OpenID providers); configuration, token_endpoint, api (GitHub).
+             * @example discovery
+             */
+            name: string;
+            ok: boolean;
+            /**
+             * @description What was found, in an administrator's words (an address, an HTTP status, what is missing); never a secret.
+             * @example https://idp.example/.well-known/openid-configuration answered HTTP 404
+             */
+            detail: string;
+        };
+        ProviderTestResponse: {
+            /** @description Whether every check passed: a sign-in with this configuration can reach the provider. */
+            ok: boolean;
+            /** @description The checks in the order run; a check that cannot run after a failed one is not listed. */
+            checks: components["schemas"]["ProviderCheckResponse"][];
+        };
         OAuthProvidersResponse: {
             /** @description The configured providers. */
             providers: {
@@ -2458,6 +2609,12 @@ export interface components {
             sectorID: string;
             /** @description The sector's name, for the sign-in page's heading. */
             sectorName: string;
+            /** @description The sector's slug (its sign-in pages are under `/t/{tenantSlug}/{sectorSlug}/`). */
+            sectorSlug: string;
+            /** @description Whether this is its tenant’s default (admin) sector (its pages are also under `/t/{tenantSlug}/`). */
+            isDefaultSector: boolean;
+            /** @description The slug of the sector's tenant. */
+            tenantSlug: string;
             /** @description Whether anyone may sign up (SelfSignUpAllowed). */
             selfSignUpAllowed: boolean;
             /** @description Whether a second factor is required after a password (MFARequired). */
@@ -2684,6 +2841,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListAuditEventsResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SectorStatsController_read: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days the series covers, today included. Default 30, 1 to 90. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectorStatsResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */
@@ -3914,6 +4114,133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokeSessionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrowserSessionController_handOver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HandOverBrowserSessionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandOverBrowserSessionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrowserSessionController_end: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Must be `iam-console` (cross-site request forgery defence). */
+                "X-Requested-With": string;
+            };
+            path: {
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndBrowserSessionResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrowserSessionController_refresh: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Must be `iam-console` (cross-site request forgery defence). */
+                "X-Requested-With": string;
+            };
+            path: {
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowserSessionRefreshResponse"];
                 };
             };
             /** @description Error (see docs/errors.md) */
@@ -5466,6 +5793,51 @@ export interface operations {
             };
         };
     };
+    OAuthProvidersController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestOAuthProviderDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTestResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     OAuthLoginController_token: {
         parameters: {
             query?: never;
@@ -5775,8 +6147,12 @@ export interface operations {
     SignInOptionsController_get: {
         parameters: {
             query?: {
-                /** @description The sector; omitted means the platform tenant's default sector (as for the sign-in operations). */
+                /** @description The sector by id; omitted (and no `tenant`) means the platform tenant's default sector (as for the sign-in operations). */
                 sectorID?: string;
+                /** @description The tenant by slug (the sign-in pages' addresses name it: `/t/{tenant}/…`); without `sector`, its default sector. Not together with `sectorID`. */
+                tenant?: string;
+                /** @description A sector of `tenant` by slug (`/t/{tenant}/{sector}/…`). Only with `tenant`. */
+                sector?: string;
             };
             header?: never;
             path?: never;

@@ -12,7 +12,7 @@ export interface ContinueSignInProps {
   result: AuthResult;
   /** The login the user typed, to prefill the enrollment email. */
   username?: string;
-  /** A code was just sent (a code as the first factor): say so and start the resend cooldown. */
+  /** A code was just sent (a code as the first factor, or the enrolment code a signup mails at once): say so and start the resend cooldown. */
   codeSent?: boolean;
   onDone(tokens: SessionTokens): void;
   onRestart(): void;
@@ -52,7 +52,9 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
   });
   const [value, setValue] = useState('');
   const [email, setEmail] = useState(username?.includes('@') ? username : '');
-  const [sent, setSent] = useState(codeSent ? 'If the account has a code factor, a code is on its way to its email or phone.' : '');
+  const [sent, setSent] = useState(
+    !codeSent ? '' : result.status === 'MFA_ENROLLMENT_REQUIRED' ? `We sent a code to ${username ?? 'your email address'}.` : 'If the account has a code factor, a code is on its way to its email or phone.',
+  );
   const [cooldown, setCooldown] = useCountdown(codeSent ? 30 : 0);
   const heading = useRef<HTMLHeadingElement>(null);
 
@@ -132,7 +134,11 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
           ) : step === 'enroll' ? (
             <>
               <h2 ref={heading} tabIndex={-1}>Set up a second factor</h2>
-              <p>This sign-in requires two factors. We will send a code to your email address; it becomes your second factor.</p>
+              <p>
+                {sent
+                  ? 'This sign-in requires two factors. Enter the code we mailed you; your email address becomes your second factor.'
+                  : 'This sign-in requires two factors. We will send a code to your email address; it becomes your second factor.'}
+              </p>
             </>
           ) : (
             <>

@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { WebAuthnAbortService } from '@simplewebauthn/browser';
 import type { SessionTokens } from '../api/client';
 import { useAuth, type Area } from '../auth/AuthContext';
+import { absolutePath, loadedAddress } from '../auth/sectorAddress';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
 import {
@@ -12,6 +13,7 @@ import {
   FOREIGN_RETURN,
   isCeremonyCancelled,
   newSocialFlow,
+  organizationOf,
   passkeySignIn,
   PROVIDER_LABELS,
   signInApi,
@@ -74,7 +76,11 @@ export interface SignInFor {
  * leads to the account page and not back here.
  */
 export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignInFor }) {
-  const { sectorID, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled: sectorMagicLinks, next } = useSignInContext();
+  const { sectorID: pageSector, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled: sectorMagicLinks, next } = useSignInContext();
+  // Identifier-first on the platform's own page: `ada@acme` signs in to tenant acme's default sector.
+  const [organization, setOrganization] = useState<{ sectorID: string; username: string } | null>(null);
+  const sectorID = organization?.sectorID ?? pageSector;
+  const findsOrganization = !signInFor && !pageSector && !loadedAddress;
   const magicLinkLoginEnabled = sectorMagicLinks;
   const [params, setParams] = useSearchParams();
   const finishHere = useFinishSignIn(area, next);
@@ -190,21 +196,35 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
     };
   }, [sectorID, pending]);
 
+  /** The sector and login name a step goes to: the page's, or the organization a login name like `ada@acme` names. */
+  const target = async (): Promise<{ sectorID: string | undefined; login: string }> => {
+    const login = username.trim();
+    if (!findsOrganization) return { sectorID, login };
+    const found = await organizationOf(login);
+    setOrganization(found ? { sectorID: found.options.sectorID, username: found.username } : null);
+    return found ? { sectorID: found.options.sectorID, login: found.username } : { sectorID: pageSector, login };
+  };
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (mode === 'password') {
-      void run('password', async () => handle(await signInApi.password(sectorID, { username: username.trim(), password })));
+      void run('password', async () => {
+        const to = await target();
+        await handle(await signInApi.password(to.sectorID, { username: to.login, password }));
+      });
     } else if (mode === 'code') {
       // A code as the first factor: the password follows (MFA_REQUIRED / PASSWORD).
       void run('code', async () => {
-        const { transactionID } = await signInApi.otpBegin(sectorID, { username: username.trim() });
+        const to = await target();
+        const { transactionID } = await signInApi.otpBegin(to.sectorID, { username: to.login });
         setCodeSent(true);
         setPending({ transactionID, status: 'MFA_REQUIRED', challengeType: 'OTP' });
       });
     } else {
       void run('magic', async () => {
-        const login = username.includes('@') ? { email: username.trim() } : { username: username.trim() };
-        await signInApi.magicBegin(sectorID, signInFor ? { ...login, interactionID: signInFor.interactionID } : login);
+        const to = await target();
+        const login = to.login.includes('@') ? { email: to.login } : { username: to.login };
+        await signInApi.magicBegin(to.sectorID, signInFor ? { ...login, interactionID: signInFor.interactionID } : login);
         setNotice(
           signInFor
             ? `If the account exists, a sign-in link is on its way. Open it in this browser to continue to ${signInFor.clientName}.`
@@ -226,7 +246,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
 
   const social = (provider: SocialProvider) =>
     run(provider, async () => {
-      const back = new URL(signInFor ? signInFor.returnURL : `/${area}/sign-in`, window.location.origin);
+      const back = new URL(signInFor ? signInFor.returnURL : absolutePath(`/${area}/sign-in`), window.location.origin);
       if (!signInFor) {
         if (sectorID) back.searchParams.set('sector', sectorID);
         if (next) back.searchParams.set('next', next);
@@ -247,7 +267,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
         <ContinueSignIn
           sectorID={sectorID}
           result={pending}
-          username={username}
+          username={organization?.username ?? username}
           codeSent={codeSent}
           onDone={(tokens) => void finish(tokens)}
           onRestart={() => {
@@ -255,6 +275,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
             setCodeSent(false);
             setPassword('');
             setError(null);
+            setOrganization(null);
           }}
         />
       </PublicShell>
@@ -296,6 +317,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
           {mode === 'password' ? 'Sign in' : mode === 'code' ? 'Send me a code' : 'Email me a sign-in link'}
         </Button>
         {mode === 'code' ? <p className="hint">We send a code to the account's email address or phone; then you confirm with your password.</p> : null}
+        {findsOrganization ? <p className="hint">Signing in to an organization? Use your username followed by @ and its name, like <code>ada@acme</code>.</p> : null}
       </form>
       <p className="divider">or</p>
       <div className="stack">
@@ -310,6 +332,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
         <Link to={sectorLink('/account/forgot-password', sectorID)}>Forgot your password?</Link>
         {selfSignUpAllowed ? <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link> : null}
       </p>
+      {findsOrganization ? <OrganizationChooser area={area} /> : null}
       {signInFor ? (
         <p>
           <Button variant="link" busy={busy === 'cancel'} disabled={busy !== '' && busy !== 'cancel'} onClick={() => void run('cancel', signInFor.cancel)}>
@@ -318,5 +341,39 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
         </p>
       ) : null}
     </PublicShell>
+  );
+}
+
+/**
+ * On the platform's own sign-in page: goes to an organization's (a tenant's)
+ * sign-in page by its name. Only tenants' names are looked up, never accounts.
+ */
+function OrganizationChooser({ area }: { area: Area }) {
+  const [name, setName] = useState('');
+  const [problem, setProblem] = useState('');
+  const { busy, error, run } = useAsyncAction();
+  const go = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const found = await organizationOf(`_@${name.trim().toLowerCase()}`);
+      if (!found) {
+        setProblem('No organization has this name. Check the address your administrator sent you.');
+        return;
+      }
+      setProblem('');
+      window.location.assign(`/t/${encodeURIComponent(found.options.tenantSlug)}/${area}/sign-in`);
+    });
+  };
+  return (
+    <details className="organization-chooser">
+      <summary>Go to your organization’s sign-in page</summary>
+      <form onSubmit={go} className="stack" noValidate>
+        <ErrorMessage error={error} />
+        <Field label="Organization" hint="Its short name, as in its sign-in address (/t/name/…)." error={problem || undefined}>
+          {(p) => <TextInput {...p} autoCapitalize="none" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} required />}
+        </Field>
+        <Button type="submit" busy={busy} disabled={!name.trim()}>Continue</Button>
+      </form>
+    </details>
   );
 }

@@ -29,7 +29,8 @@ export function SignUpPage() {
   if (pending) {
     return (
       <PublicShell title="Create an account">
-        <ContinueSignIn sectorID={sectorID} result={pending} username={email} onDone={(tokens) => void finish(tokens)} onRestart={() => setPending(null)} />
+        {/* A signup in a sector that requires MFA mails the enrolment code at once. */}
+        <ContinueSignIn sectorID={sectorID} result={pending} username={email.trim()} codeSent={pending.status === 'MFA_ENROLLMENT_REQUIRED'} onDone={(tokens) => void finish(tokens)} onRestart={() => setPending(null)} />
       </PublicShell>
     );
   }

@@ -7,7 +7,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
+import { loadedAddress } from '../auth/sectorAddress';
 import type { Schemas } from '../api/types';
 import type { Area } from '../auth/AuthContext';
 
@@ -22,24 +23,21 @@ export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google
 export type SignInOptions = Schemas['SignInOptionsResponse'];
 
 /**
- * The sector the page signs in to: `?sector=<sectorID>`; absent means the platform
+ * The sector the page signs in to: the one its address names (`/t/{tenant}/[{sector}/]`,
+ * see auth/sectorAddress), else `?sector=<sectorID>`; neither means the platform
  * tenant's default sector, as in the API. What the page offers — social buttons,
  * sign-in links, signup — comes from the sector's public sign-in options; while
- * they load (or if they cannot be read) only what every sector has is shown.
+ * they load (or if they cannot be read) only what every sector has is shown. Under
+ * `/t/` the pages wait for them (SectorAddressGate): the sector's id comes from there.
  */
 export function useSignInContext() {
   const [params] = useSearchParams();
-  const sector = params.get('sector') ?? '';
+  const sector = loadedAddress ? '' : params.get('sector') ?? '';
   const next = params.get('next') ?? '';
-  const options = useQuery({
-    queryKey: ['sign-in-options', sector],
-    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', sector ? { sectorID: sector } : undefined),
-    staleTime: 60_000,
-    retry: false,
-  });
+  const options = useSignInOptions(sector);
   const data = options.data;
   return useMemo(() => ({
-    sectorID: sector || undefined,
+    sectorID: (loadedAddress ? data?.sectorID : sector) || undefined,
     sectorName: data?.sectorName ?? '',
     providers: (data?.providers ?? []).filter((p): p is SocialProvider => (SOCIAL_PROVIDERS as readonly string[]).includes(p)),
     selfSignUpAllowed: data?.selfSignUpAllowed ?? false,
@@ -47,6 +45,38 @@ export function useSignInContext() {
     optionsError: options.error,
     next,
   }), [sector, data, options.error, next]);
+}
+
+/** The sign-in options of the page's sector: by its address under `/t/`, else by id (empty: the platform's). */
+export function useSignInOptions(sectorID: string) {
+  const query = loadedAddress ? { tenant: loadedAddress.tenant, sector: loadedAddress.sector ?? '' } : sectorID ? { sectorID } : undefined;
+  return useQuery({
+    queryKey: ['sign-in-options', query],
+    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', query),
+    staleTime: 60_000,
+    retry: false,
+    // A failed answer stays until asked again (the gate's "Try again"): every page frame reads this query,
+    // and fetching again whenever one mounts would loop between the error page and the loading state.
+    retryOnMount: false,
+  });
+}
+
+/**
+ * The tenant a login name like `ada@acme` names (`acme`, a tenant's slug), or
+ * undefined: the sign-in page's identifier-first step. Only the address's form
+ * and the public list of tenants decide (no account is looked up, so the answer
+ * says nothing of whether an account exists); an email address (its domain has
+ * a dot) never matches.
+ */
+export async function organizationOf(login: string): Promise<{ username: string; options: SignInOptions } | undefined> {
+  const match = /^(.+)@([a-z0-9][a-z0-9-]{0,61}[a-z0-9])$/.exec(login.trim());
+  if (!match) return undefined;
+  try {
+    return { username: match[1], options: await api.getPublic<SignInOptions>('/api/v1/sign-in-options', { tenant: match[2] }) };
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return undefined;
+    throw error;
+  }
 }
 
 /** Where a completed sign-in goes: the `next` page if it is inside the area, else the area's home. */

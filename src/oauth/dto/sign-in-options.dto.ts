@@ -1,14 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { SLUG_MESSAGE, SLUG_PATTERN } from '../../common/validation/validation';
 
 export class SignInOptionsQuery {
-  @ApiPropertyOptional({ description: "The sector; omitted means the platform tenant's default sector (as for the sign-in operations)." })
+  @ApiPropertyOptional({ description: "The sector by id; omitted (and no `tenant`) means the platform tenant's default sector (as for the sign-in operations)." })
   @IsOptional() @IsString() @MaxLength(64) sectorID?: string;
+
+  @ApiPropertyOptional({ description: "The tenant by slug (the sign-in pages' addresses name it: `/t/{tenant}/…`); without `sector`, its default sector. Not together with `sectorID`." })
+  @IsOptional() @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: 'must be 2 to 63 characters' }) tenant?: string;
+
+  @ApiPropertyOptional({ description: 'A sector of `tenant` by slug (`/t/{tenant}/{sector}/…`). Only with `tenant`.' })
+  @IsOptional() @IsString() @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE }) @Length(2, 63, { message: 'must be 2 to 63 characters' }) sector?: string;
 }
 
 export class SignInOptionsResponse {
   @ApiProperty() sectorID: string;
   @ApiProperty({ description: "The sector's name, for the sign-in page's heading." }) sectorName: string;
+  @ApiProperty({ description: "The sector's slug (its sign-in pages are under `/t/{tenantSlug}/{sectorSlug}/`)." }) sectorSlug: string;
+  @ApiProperty({ description: 'Whether this is its tenant’s default (admin) sector (its pages are also under `/t/{tenantSlug}/`).' }) isDefaultSector: boolean;
+  @ApiProperty({ description: "The slug of the sector's tenant." }) tenantSlug: string;
   @ApiProperty({ description: 'Whether anyone may sign up (SelfSignUpAllowed).' }) selfSignUpAllowed: boolean;
   @ApiProperty({ description: 'Whether a second factor is required after a password (MFARequired).' }) mfaRequired: boolean;
   @ApiProperty({ description: 'Whether sign-in links by mail are offered (MagicLinkLoginEnabled).' }) magicLinkLoginEnabled: boolean;

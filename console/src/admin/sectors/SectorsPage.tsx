@@ -3,8 +3,10 @@ import { useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
-import { Button, DataTable, ErrorMessage, Field, Page, Section, TextArea, TextInput, useToast, type ColumnDef } from '../../ui';
-import { sectorsApi } from '../adminApi';
+import { useAuth } from '../../auth/AuthContext';
+import { sectorPageURL } from '../../auth/sectorAddress';
+import { Button, CopyButton, DataTable, ErrorMessage, Field, Page, Section, TextArea, TextInput, useToast, type ColumnDef } from '../../ui';
+import { sectorsApi, tenantsApi } from '../adminApi';
 import { sectorPath } from '../nav';
 import type { Sector } from '../types';
 import { useDebounced } from '../util';
@@ -76,7 +78,47 @@ function CreateSector({ onDone }: { onDone: () => void }) {
   );
 }
 
+/** A sector's addresses for its users: sign-in and sign-up (and, for the default sector, the console), each with a copy button. */
+function SectorAddresses({ sector, tenantSlug }: { sector: Sector; tenantSlug: string | undefined }) {
+  if (!tenantSlug) return <span className="muted">…</span>;
+  const origin = window.location.origin;
+  const pages = [
+    { label: 'Sign-in', page: '/account/sign-in' },
+    { label: 'Sign-up', page: '/account/signup' },
+    ...(sector.isDefault ? [{ label: 'Console', page: '/console' }] : []),
+  ];
+  return (
+    <dl className="sector-addresses">
+      {pages.map(({ label, page }) => {
+        const url = sectorPageURL(origin, tenantSlug, sector.slug, sector.isDefault, page);
+        return (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>
+              <code className="wrap-anywhere">{url}</code> <CopyButton value={url} name={`Copy the ${label.toLowerCase()} address of ${sector.name}`} />
+            </dd>
+          </div>
+        );
+      })}
+      <div>
+        <dt>Sector id</dt>
+        <dd>
+          <code className="wrap-anywhere">{sector.sectorID}</code> <CopyButton value={sector.sectorID} name={`Copy the id of ${sector.name}`} />
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
 export default function SectorsPage() {
+  const { me } = useAuth();
+  const tenant = useQuery({
+    queryKey: ['tenant', me?.tenantID],
+    queryFn: () => tenantsApi.read(me?.tenantID ?? '', { ping: false, includeStats: false }),
+    enabled: Boolean(me?.tenantID),
+    staleTime: 300_000,
+  });
+  const tenantSlug = tenant.data?.tenant?.slug;
   const [search, setSearch] = useState('');
   const [domain, setDomain] = useState('');
   const [page, setPage] = useState(1);
@@ -93,6 +135,7 @@ export default function SectorsPage() {
       { id: 'name', header: 'Name', cell: ({ row }) => <>{row.original.name}{row.original.isDefault ? <span className="badge"> default</span> : null}</> },
       { id: 'slug', header: 'Slug', cell: ({ row }) => <code>{row.original.slug}</code> },
       { id: 'domain', header: 'Domain', cell: ({ row }) => row.original.domain || <span className="muted">none</span> },
+      { id: 'addresses', header: 'Addresses', cell: ({ row }) => <SectorAddresses sector={row.original} tenantSlug={tenantSlug} /> },
       { id: 'origins', header: 'Allowed origins', cell: ({ row }) => (row.original.allowedOrigins.length ? row.original.allowedOrigins.join(', ') : <span className="muted">none</span>) },
       {
         id: 'actions',
@@ -105,7 +148,7 @@ export default function SectorsPage() {
         ),
       },
     ],
-    [],
+    [tenantSlug],
   );
   return (
     <Page title="Sectors" actions={creating ? null : <Button variant="primary" onClick={() => setCreating(true)}>New sector</Button>}>

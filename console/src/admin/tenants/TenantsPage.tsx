@@ -2,7 +2,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
-import { Button, Checkbox, DataTable, ErrorMessage, Field, Loading, Page, Section, TextInput, useToast, type ColumnDef } from '../../ui';
+import { sectorPageURL } from '../../auth/sectorAddress';
+import { Button, Checkbox, CopyButton, DataTable, ErrorMessage, Field, Loading, Page, Section, TextInput, useToast, type ColumnDef } from '../../ui';
 import { tenantsApi } from '../adminApi';
 import type { GetTenantResponse, ProvisionTenantResponse, TenantListItem } from '../types';
 import { useDebounced } from '../util';
@@ -247,6 +248,7 @@ function ReadSection({ tenantID, onTenantID }: { tenantID: string; onTenantID: (
 
 export default function TenantsPage() {
   const [latest, setLatest] = useState<(ProvisionTenantResponse & { adminEmail: string }) | undefined>();
+  const consoleURL = latest ? sectorPageURL(window.location.origin, latest.slug, latest.sector.slug, true, '/console') : '';
   const [readID, setReadID] = useState('');
   const resultId = useId();
   const queryClient = useQueryClient();
@@ -274,8 +276,8 @@ export default function TenantsPage() {
             <dd>{latest.adminEmail || 'None yet'}</dd>
           </dl>
           <p className="hint">
-            The first admin signs in to the default sector with the password you chose: it is not shown again. Sign-in link:{' '}
-            <code>{`${window.location.origin}/console/sign-in?sector=${latest.sector.sectorID}`}</code>
+            The first admin signs in to the tenant's console with the password you chose: it is not shown again. Console address:{' '}
+            <code className="wrap-anywhere">{consoleURL}</code> <CopyButton value={consoleURL} name="Copy the tenant's console address" />
           </p>
           <Button onClick={() => setReadID(latest.tenantID)}>Read this tenant</Button>
         </section>
