@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { signInPath, useAuth } from '../auth/AuthContext';
-import { Button, Page } from '../ui';
+import { Button, Page, ScreenBoundary } from '../ui';
 import { accountApi } from './accountApi';
 import { AppsSection } from './AppsSection';
 import { FactorsSection } from './FactorsSection';
@@ -26,6 +26,7 @@ const PARTS = [
 export default function AccountApp() {
   const { me, signOut } = useAuth();
   const navigate = useNavigate();
+  const location = useLocation();
   const sub = me!.sub;
   const profile = useQuery({ queryKey: ['account', sub, 'profile'], queryFn: () => accountApi.profile(sub) });
 
@@ -53,6 +54,7 @@ export default function AccountApp() {
           <Button onClick={() => void leave()}>Sign out</Button>
         </div>
       </header>
+      <ScreenBoundary resetKey={location.pathname}>
       <Page title="Your account">
         <StepUpProvider sub={sub}>
           <ProfileSection sub={sub} />
@@ -64,6 +66,7 @@ export default function AccountApp() {
           <AppsSection sub={sub} />
         </StepUpProvider>
       </Page>
+      </ScreenBoundary>
     </>
   );
 }

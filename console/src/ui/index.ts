@@ -11,3 +11,6 @@ export { CopyButton } from './CopyButton';
 export { ToastProvider, useToast } from './Toast';
 export { useConfirmedRemoval } from './useConfirmedRemoval';
 export { useAsyncAction, type AsyncAction } from './useAsyncAction';
+export { ScreenBoundary } from './ErrorBoundary';
+export { lazyScreen } from './lazyScreen';
+export { installChunkReload } from './chunkReload';
