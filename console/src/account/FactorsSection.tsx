@@ -24,9 +24,11 @@ function QrCode({ uri }: { uri: string }) {
 }
 
 /** Confirms a new factor with its first code. */
-function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; registration: NewOtpRegistration & { destination?: string }; onDone(): void; onCancel(): void }) {
+function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; registration: NewOtpRegistration & { destination?: string }; onDone(): void; onCancel(): Promise<void> }) {
   const [code, setCode] = useState('');
   const verify = useMutation({ mutationFn: () => accountApi.verifyFactor(sub, registration.registrationID, code.trim()), onSuccess: onDone });
+  // Cancelling removes the unconfirmed factor: its secret is not shown again, so it could never be confirmed later.
+  const cancel = useMutation({ mutationFn: onCancel });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     verify.mutate();
@@ -47,13 +49,13 @@ function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; re
       ) : (
         <p>We sent a code to {registration.destination || 'the address you entered'}. Enter it here.</p>
       )}
-      {!wrong ? <ErrorMessage error={verify.error} /> : null}
+      {!wrong ? <ErrorMessage error={verify.error ?? cancel.error} /> : null}
       <Field label="Verification code" error={wrong}>
         {(p) => <TextInput {...p} inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} required />}
       </Field>
       <div className="actions">
         <Button type="submit" variant="primary" busy={verify.isPending} disabled={!code.trim()}>Confirm</Button>
-        <Button onClick={onCancel}>Later</Button>
+        <Button onClick={() => cancel.mutate()} busy={cancel.isPending}>Cancel set-up</Button>
       </div>
     </form>
   );
@@ -100,7 +102,7 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
             <li key={r.registrationID}>
               <div className="item-main">
                 <p><strong>{TYPE_LABELS[r.type]}</strong> {r.destination ? <span>{r.destination}</span> : null}</p>
-                <p><span className={r.verified ? 'badge badge-ok' : 'badge badge-warn'}>{r.verified ? 'Active' : 'Waiting for confirmation'}</span></p>
+                <p><span className={r.verified ? 'badge badge-ok' : 'badge badge-warn'}>{r.verified ? 'Active' : 'Not confirmed: remove it and add it again'}</span></p>
               </div>
               <div className="actions">
                 <Button variant="danger" onClick={() => removal.ask(r)} aria-label={`Remove ${TYPE_LABELS[r.type]} ${r.destination}`.trim()}>Remove</Button>
@@ -113,7 +115,11 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
         <VerifyFactor
           sub={sub}
           registration={pending}
-          onCancel={() => setPending(null)}
+          onCancel={async () => {
+            await withStepUp(() => accountApi.deleteFactor(sub, pending.registrationID));
+            setPending(null);
+            void refresh();
+          }}
           onDone={() => {
             setPending(null);
             toast(`${TYPE_LABELS[pending.type]} confirmed: it is now a second factor.`);

@@ -1,21 +1,30 @@
-import { lazy, Suspense, useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
 import { StepUpProvider } from '../account/StepUp';
 import { useAuth } from '../auth/AuthContext';
-import { Button, EmptyState, Loading, Page, Select } from '../ui';
+import { Button, EmptyState, lazyScreen, Loading, Page, ScreenBoundary, Select } from '../ui';
 import './admin.css';
 import { abilitiesOf, SECTOR_SCREENS, sectorPath, type SectorScreen } from './nav';
-import { useSectorChoices, useSectorID } from './sectorContext';
+import { useSectorChoices, useSectorID, useSectorName } from './sectorContext';
 
-const TenantsPage = lazy(() => import('./tenants/TenantsPage'));
-const SectorsPage = lazy(() => import('./sectors/SectorsPage'));
-const SettingsPage = lazy(() => import('./settings/SettingsPage'));
-const UsersPage = lazy(() => import('./users/UsersPage'));
-const RolesPage = lazy(() => import('./roles/RolesPage'));
-const TokensPage = lazy(() => import('./tokens/TokensPage'));
-const OAuthPage = lazy(() => import('./oauth/OAuthPage'));
-const ClientsPage = lazy(() => import('./clients/ClientsPage'));
-const WebhooksPage = lazy(() => import('./webhooks/WebhooksPage'));
+const TenantsPage = lazyScreen(() => import('./tenants/TenantsPage'));
+const SectorsPage = lazyScreen(() => import('./sectors/SectorsPage'));
+const SettingsPage = lazyScreen(() => import('./settings/SettingsPage'));
+const UsersPage = lazyScreen(() => import('./users/UsersPage'));
+const UserPage = lazyScreen(() => import('./users/UserPage'));
+const RolesPage = lazyScreen(() => import('./roles/RolesPage'));
+const TokensPage = lazyScreen(() => import('./tokens/TokensPage'));
+const OAuthPage = lazyScreen(() => import('./oauth/OAuthPage'));
+const ClientsPage = lazyScreen(() => import('./clients/ClientsPage'));
+const WebhooksPage = lazyScreen(() => import('./webhooks/WebhooksPage'));
+const DashboardPage = lazyScreen(() => import('./dashboard/DashboardPage'));
+const AuditPage = lazyScreen(() => import('./audit/AuditPage'));
+
+/** The sector the screens administer, by name, where there is no switcher to show it. */
+function CurrentSector({ sectorID }: { sectorID: string }) {
+  const name = useSectorName(sectorID);
+  return name ? <span className="admin-header__sector">Sector: {name}</span> : null;
+}
 
 /** Lets a default-sector admin pick the sector the sector screens administer (the first 100 of the tenant). */
 function SectorSwitcher() {
@@ -24,7 +33,7 @@ function SectorSwitcher() {
   const navigate = useNavigate();
   const location = useLocation();
   const screen = (SECTOR_SCREENS.find((s) => location.pathname.endsWith(`/${s.screen}`))?.screen ?? 'users') as SectorScreen;
-  if (!choices.data || choices.data.sectors.length < 2) return null;
+  if (!choices.data || choices.data.sectors.length < 2) return <CurrentSector sectorID={sectorID} />;
   const known = choices.data.sectors.some((s) => s.sectorID === sectorID);
   return (
     <div className="sector-switcher">
@@ -45,6 +54,7 @@ function SectorSwitcher() {
 function AdminLayout() {
   const { me, signOut } = useAuth();
   const navigate = useNavigate();
+  const location = useLocation();
   const can = abilitiesOf(me);
   const sectorID = useSectorID();
   const [signingOut, setSigningOut] = useState(false);
@@ -89,7 +99,7 @@ function AdminLayout() {
           </ul>
         </nav>
         <div className="admin-header__user">
-          {can.anySector ? <SectorSwitcher /> : null}
+          {can.anySector ? <SectorSwitcher /> : can.sectorAdmin ? <CurrentSector sectorID={sectorID} /> : null}
           <span className="muted" title={me?.sub}>
             {me?.username}
           </span>
@@ -100,9 +110,11 @@ function AdminLayout() {
       </header>
       {/* An admin editing their own account here needs a recent sign-in like on the account page. */}
       <StepUpProvider sub={me?.sub ?? ''}>
-        <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
-          <Outlet />
-        </Suspense>
+        <ScreenBoundary resetKey={location.pathname}>
+          <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
+            <Outlet />
+          </Suspense>
+        </ScreenBoundary>
       </StepUpProvider>
     </>
   );
@@ -112,7 +124,7 @@ function AdminLayout() {
 function Home() {
   const { me } = useAuth();
   const can = abilitiesOf(me);
-  if (can.sectorAdmin && me) return <Navigate to={sectorPath(me.sectorID, 'users')} replace />;
+  if (can.sectorAdmin && me) return <Navigate to={sectorPath(me.sectorID, 'dashboard')} replace />;
   if (can.tenants) return <Navigate to="/console/tenants" replace />;
   return <NotAdmin />;
 }
@@ -179,12 +191,15 @@ export default function AdminApp() {
         <Route path="tenants" element={<Allow when={can.tenants}><TenantsPage /></Allow>} />
         <Route path="sectors" element={<Allow when={can.sectors}><SectorsPage /></Allow>} />
         <Route path="sectors/:sectorID/users" element={<SectorScreenRoute><UsersPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/users/:sub" element={<SectorScreenRoute><UserPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/roles" element={<SectorScreenRoute><RolesPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/settings" element={<SectorScreenRoute><SettingsPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/tokens" element={<SectorScreenRoute><TokensPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/oauth" element={<SectorScreenRoute><OAuthPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/clients" element={<SectorScreenRoute><ClientsPage /></SectorScreenRoute>} />
         <Route path="sectors/:sectorID/webhooks" element={<SectorScreenRoute><WebhooksPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/dashboard" element={<SectorScreenRoute><DashboardPage /></SectorScreenRoute>} />
+        <Route path="sectors/:sectorID/audit" element={<SectorScreenRoute><AuditPage /></SectorScreenRoute>} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

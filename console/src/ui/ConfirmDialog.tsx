@@ -20,7 +20,8 @@ export interface ConfirmDialogProps {
 /**
  * A modal confirmation on the native <dialog>: the browser traps focus and makes the
  * page inert; focus starts on Cancel (the safe choice), Escape cancels, and focus
- * returns to what had it before.
+ * returns to what had it before (to the main landmark when that is gone, e.g. the
+ * row of a deleted item).
  */
 export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', cancelLabel = 'Cancel', danger = false, busy = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -37,7 +38,9 @@ export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm',
       cancelRef.current?.focus();
       return () => {
         if (dialog.open) dialog.close();
-        previous?.focus?.();
+        // The control that opened the dialog; when the confirmed action removed it, the page's main landmark.
+        if (previous?.isConnected) previous.focus();
+        else document.getElementById('main')?.focus();
       };
     }
     return undefined;

@@ -1,7 +1,8 @@
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
-import type { ReactNode } from 'react';
+import { useId, useSyncExternalStore, type ReactNode } from 'react';
 import { Button } from './Button';
 import { EmptyState, ErrorMessage, Loading } from './Feedback';
+import { Field, Select } from './Field';
 
 export type { ColumnDef, SortingState } from '@tanstack/react-table';
 
@@ -29,10 +30,27 @@ export interface DataTableProps<T> {
   onSortingChange?: (sorting: SortingState) => void;
 }
 
+/** Below this width a table's rows are cards: each a definition list of column header → cell. */
+const NARROW = '(max-width: 600px)';
+
+function subscribeNarrow(onChange: () => void): () => void {
+  const query = window.matchMedia(NARROW);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}
+
+/** Whether the screen is phone-narrow (re-rendered when that changes). */
+function useNarrow(): boolean {
+  return useSyncExternalStore(subscribeNarrow, () => window.matchMedia(NARROW).matches, () => false);
+}
+
 /**
  * A table over TanStack Table with paging and sorting done by the server
  * (`manualPagination`/`manualSorting`): the table never holds more than one page.
  * Headers of sortable columns are buttons, with `aria-sort` on the header cell.
+ * On a phone-narrow screen the rows are a list of cards instead (each cell under its
+ * column's header, in a definition list) with a "Sort by" select: nothing is cut off
+ * and every row action stays reachable without scrolling sideways.
  */
 export function DataTable<T>({ caption, hideCaption, columns, data, loading, error, emptyTitle = 'Nothing here yet', emptyBody, getRowId, page = 1, pageCount, totalCount, onPageChange, sorting = [], onSortingChange }: DataTableProps<T>) {
   // TanStack Table returns functions that the React Compiler must not memoize; this component is not compiled.
@@ -54,10 +72,57 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
     },
   });
 
+  const narrow = useNarrow();
+  const captionId = useId();
+
   if (error && !data) return <ErrorMessage error={error} />;
 
-  return (
-    <div className="table-block">
+  const sortable = onSortingChange ? table.getAllLeafColumns().filter((c) => c.columnDef.enableSorting === true) : [];
+  const headerOf = (columnId: string) => table.getFlatHeaders().find((h) => h.column.id === columnId);
+  const current = sorting[0] ? `${sorting[0].id}:${sorting[0].desc ? 'desc' : 'asc'}` : '';
+  const body = narrow ? (
+    <>
+      <p id={captionId} className={hideCaption ? 'visually-hidden' : 'table-cards__caption'}>{caption}</p>
+      {sortable.length > 0 && onSortingChange ? (
+        <Field label="Sort by">
+          {(p) => (
+            <Select
+              {...p}
+              value={current}
+              onChange={(e) => {
+                const [id, dir] = e.target.value.split(':');
+                onSortingChange([{ id, desc: dir === 'desc' }]);
+              }}
+              options={sortable.flatMap((c) => {
+                const name = typeof c.columnDef.header === 'string' ? c.columnDef.header : c.id;
+                return [
+                  { value: `${c.id}:asc`, label: `${name}, ascending` },
+                  { value: `${c.id}:desc`, label: `${name}, descending` },
+                ];
+              })}
+            />
+          )}
+        </Field>
+      ) : null}
+      <ul className="table-cards" aria-labelledby={captionId} aria-busy={loading || undefined}>
+        {table.getRowModel().rows.map((row) => (
+          <li key={row.id} className="table-card">
+            <dl>
+              {row.getVisibleCells().map((cell) => {
+                const header = headerOf(cell.column.id);
+                return (
+                  <div key={cell.id} className="table-card__item">
+                    <dt>{header && !header.isPlaceholder ? flexRender(cell.column.columnDef.header, header.getContext()) : null}</dt>
+                    <dd>{flexRender(cell.column.columnDef.cell, cell.getContext())}</dd>
+                  </div>
+                );
+              })}
+            </dl>
+          </li>
+        ))}
+      </ul>
+    </>
+  ) : (
       <div className="table-scroll">
         <table className="table" aria-busy={loading || undefined}>
           <caption className={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
@@ -65,12 +130,12 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
                 {group.headers.map((header) => {
-                  const sortable = header.column.getCanSort() && !!onSortingChange && header.column.columnDef.enableSorting === true;
+                  const canSort = header.column.getCanSort() && !!onSortingChange && header.column.columnDef.enableSorting === true;
                   const sorted = header.column.getIsSorted();
                   const label = header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext());
                   return (
                     <th key={header.id} scope="col" aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                      {sortable ? (
+                      {canSort ? (
                         <button type="button" className="sort-button" onClick={header.column.getToggleSortingHandler()}>
                           {label}
                           <span aria-hidden="true" className="sort-mark">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ' ↕'}</span>
@@ -97,6 +162,11 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
           </tbody>
         </table>
       </div>
+  );
+
+  return (
+    <div className="table-block">
+      {body}
       {loading && !data ? <Loading /> : null}
       {data && data.length === 0 && !loading ? <EmptyState title={emptyTitle}>{emptyBody}</EmptyState> : null}
       {error && data ? <ErrorMessage error={error} /> : null}

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Section, TextInput, useToast } from '../../ui';
@@ -25,9 +25,11 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
   const toast = useToast();
   const queryClient = useQueryClient();
   const mode = useRef<Mode>('create');
-  const { register, handleSubmit, setError, reset, formState: { errors } } = useForm<Values>({
+  const { register, handleSubmit, setError, reset, setFocus, formState: { errors } } = useForm<Values>({
     defaultValues: { email: '', username: '', name: '', password: '', isAdmin: false },
   });
+  // Opening the form moves focus to its first field.
+  useEffect(() => setFocus('email'), [setFocus]);
   const create = useMutation({
     mutationFn: ({ v, m }: { v: Values; m: Mode }) =>
       usersApi.create(sectorID, {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../../ui';
@@ -41,7 +41,18 @@ function toBody(v: Values, dirty: Dirty) {
   };
 }
 
-function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean; onDone: () => void }) {
+interface EditorProps {
+  user: UserProfile;
+  isAdmin: boolean;
+  onDone: () => void;
+  /** The id of the heading that names the form. */
+  labelledBy: string;
+  /** Asked once the form is shown: true moves focus to its first field (only when the editor opens, not when it is re-read). */
+  takeFocus?: () => boolean;
+}
+
+/** The profile form (PUT /users/{sub}): the users list opens it inline, the user's page in its Profile section. */
+export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus }: EditorProps) {
   const toast = useToast();
   const queryClient = useQueryClient();
   const [showMore, setShowMore] = useState(false);
@@ -63,11 +74,15 @@ function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean
       }
     },
   });
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (takeFocus?.()) formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, [takeFocus]);
   const err = (key: string) => (errors.profile as Record<string, { message?: string }> | undefined)?.[key]?.message;
   const addressErr = (key: string) => (errors.profile?.address as Record<string, { message?: string }> | undefined)?.[key]?.message;
   const visible = showMore ? PROFILE_FIELDS : PROFILE_FIELDS.filter((f) => ['name', 'givenName', 'familyName', 'email', 'phoneNumber', 'locale'].includes(f.key));
   return (
-    <form aria-labelledby="edit-user-heading" noValidate onSubmit={handleSubmit((v) => (isDirty ? save.mutate(v) : onDone()))}>
+    <form ref={formRef} aria-labelledby={labelledBy} noValidate onSubmit={handleSubmit((v) => (isDirty ? save.mutate(v) : onDone()))}>
       <ErrorMessage error={save.error} title="The user was not updated." />
       <p className="muted">
         Created {formatTime(user.createdAt)} · updated {formatTime(user.updatedAt)} · <code>{user.sub}</code>
@@ -110,11 +125,18 @@ function Editor({ user, isAdmin, onDone }: { user: UserProfile; isAdmin: boolean
 /** Edits a user's profile and admin flag, disables or enables them (PUT /users/{sub}), and sets their roles (PUT /users/{sub}/roles). */
 export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; email: string; isAdmin: boolean; onDone: () => void }) {
   const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub) });
+  // Opening the editor moves focus to its first field, once: a re-read after a status change leaves focus where it is.
+  const focusPending = useRef(true);
+  const [takeFocus] = useState(() => () => {
+    const pending = focusPending.current;
+    focusPending.current = false;
+    return pending;
+  });
   return (
     <Section title={`Edit ${email}`} id="edit-user">
       {user.isPending ? <Loading label="Loading the user…" /> : null}
       <ErrorMessage error={user.error} title="The user could not be loaded." />
-      {user.data ? <Editor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} /> : null}
+      {user.data ? <UserProfileEditor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} labelledBy="edit-user-heading" takeFocus={takeFocus} /> : null}
       {/* Outside the editor's form: its confirmation dialog holds a form of its own. */}
       {user.data ? <AccountStatus user={user.data} /> : null}
       {/* Saved on its own (PUT /users/{sub}/roles), like the account status. */}

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useMemo, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useConfirmedRemoval, useToast, type ColumnDef, type SortingState } from '../../ui';
 import { rolesApi, usersApi, type UserQuery, type UserSort } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
@@ -8,12 +8,16 @@ import type { UserListItem } from '../types';
 import { formatTime, useDebounced } from '../util';
 import { CreateUserForm } from './CreateUserForm';
 import { EditUserForm } from './EditUserForm';
+import { userPath } from './userPath';
 
 /**
  * The sector's users: search (debounced), filters, sort and paging, all done by the
  * service (GET /sectors/{id}/users): the page holds one page of rows at a time,
  * so it stays fast whatever the sector's size. Create, invite and resend, edit,
  * disable or enable, delete with confirmation. Disabled users carry a "Disabled" badge.
+ * Each email links to the user's own page (factors, sessions, linked accounts, actions).
+ * Opening the new-user form or the editor moves focus into it; closing it returns
+ * focus to the button that opened it.
  * The Role filter lives in the address (`?role=<name>`), so the Roles page links to a role's holders.
  */
 
@@ -42,6 +46,23 @@ export default function UsersPage() {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'createdAt', desc: true }]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<UserListItem | null>(null);
+  const newUserButton = useRef<HTMLButtonElement>(null);
+  const editOpener = useRef<HTMLElement | null>(null);
+  const openEditor = (u: UserListItem, opener: HTMLElement) => {
+    editOpener.current = opener;
+    setEditing(u);
+  };
+  const closeEditor = () => {
+    const u = editing;
+    setEditing(null);
+    // The row's Edit button, or the same one re-rendered when the list was read again.
+    const opener = editOpener.current?.isConnected ? editOpener.current : u ? document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(`Edit ${u.email}`)}"]`) : null;
+    opener?.focus();
+  };
+  const closeCreate = () => {
+    setCreating(false);
+    newUserButton.current?.focus();
+  };
 
   const searchTerm = useDebounced(search.trim());
   const filterEmail = useDebounced(email.trim());
@@ -92,11 +113,28 @@ export default function UsersPage() {
     },
   );
   const askDelete = deleting.ask;
+  // Stable between renders (TanStack Query's mutate), so the memoised columns keep their cells, and focus stays on a row's button.
+  const resendTo = resend.mutate;
+  const resendingSub = resend.isPending ? resend.variables?.sub : undefined;
 
   const columns = useMemo<Array<ColumnDef<UserListItem>>>(
     () => [
-      { accessorKey: 'name', header: 'Name', enableSorting: true, cell: ({ row }) => row.original.name || <span className="muted">no name</span> },
-      { accessorKey: 'email', header: 'Email', enableSorting: true, cell: ({ row }) => row.original.email },
+      {
+        accessorKey: 'name',
+        header: 'Name',
+        enableSorting: true,
+        cell: ({ row }) => (row.original.name ? <span className="wrap-anywhere">{row.original.name}</span> : <span className="muted">no name</span>),
+      },
+      {
+        accessorKey: 'email',
+        header: 'Email',
+        enableSorting: true,
+        cell: ({ row }) => (
+          <Link className="wrap-anywhere" to={userPath(sectorID, row.original.sub)}>
+            {row.original.email || row.original.sub}
+          </Link>
+        ),
+      },
       {
         id: 'status',
         header: 'Status',
@@ -118,11 +156,11 @@ export default function UsersPage() {
           const u = row.original;
           return (
             <span className="row-actions">
-              <Button onClick={() => setEditing(u)} aria-label={`Edit ${u.email}`}>
+              <Button onClick={(e) => openEditor(u, e.currentTarget)} aria-label={`Edit ${u.email}`}>
                 Edit
               </Button>
               {u.inviteStatus === 'pending' || u.inviteStatus === 'expired' ? (
-                <Button onClick={() => resend.mutate(u)} busy={resend.isPending && resend.variables?.sub === u.sub} aria-label={`Resend invitation to ${u.email}`}>
+                <Button onClick={() => resendTo(u)} busy={resendingSub === u.sub} aria-label={`Resend invitation to ${u.email}`}>
                   Resend invitation
                 </Button>
               ) : null}
@@ -134,7 +172,7 @@ export default function UsersPage() {
         },
       },
     ],
-    [resend, askDelete],
+    [resendTo, resendingSub, askDelete, sectorID],
   );
 
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => {
@@ -146,11 +184,15 @@ export default function UsersPage() {
     <Page
       title="Users"
       wide
-      actions={creating ? null : <Button variant="primary" onClick={() => setCreating(true)}>New user</Button>}
+      actions={
+        <Button ref={newUserButton} variant="primary" onClick={() => setCreating(true)} aria-expanded={creating}>
+          New user
+        </Button>
+      }
     >
       {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
-      {creating ? <CreateUserForm sectorID={sectorID} onDone={() => setCreating(false)} /> : null}
-      {editing ? <EditUserForm key={editing.sub} sub={editing.sub} email={editing.email} isAdmin={editing.isAdmin} onDone={() => setEditing(null)} /> : null}
+      {creating ? <CreateUserForm sectorID={sectorID} onDone={closeCreate} /> : null}
+      {editing ? <EditUserForm key={editing.sub} sub={editing.sub} email={editing.email} isAdmin={editing.isAdmin} onDone={closeEditor} /> : null}
       <div className="toolbar" role="search" aria-label="Users">
         <Field label="Search users" hint="Part of a name, email or username.">
           {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => resetPage(setSearch)(e.target.value)} />}
