@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createSector, createUser, expectError, ProvisionedTenant, provisionTenant, tenantSql } from './support/factories';
+import { createSector, createUser, expectError, ProvisionedTenant, provisionTenant, tenantSql, uniqueSlug } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -37,7 +37,11 @@ describe('account lifecycle', () => {
   let t: TestApp;
   let a: ProvisionedTenant;
   let sector: string;
+  let sectorSlug: string;
   let mfaSector: string;
+
+  /** The sector's own page of a mailed link, where a sector without MagicLinkURL sends it: `PUBLIC_URL/t/{tenant}/{sector}{page}`. */
+  const sectorPage = (page: string) => `http://iam.test/t/${a.slug}/${sectorSlug}${page}`;
 
   /** The first mail to `email` not among `seen`. */
   function mailTo(email: string, seen: ReceivedMail[] = []): Promise<ReceivedMail> {
@@ -85,7 +89,8 @@ describe('account lifecycle', () => {
       env: { SMTP_URL: smtp.url, MAIL_FROM, ...FAST_WORKER, THROTTLE_SEND_USER_FREE: '3', THROTTLE_SEND_ADDRESS_FREE: '100000' },
     });
     a = await provisionTenant(t);
-    sector = await createSector(t, a.adminToken);
+    sectorSlug = uniqueSlug('s');
+    sector = await createSector(t, a.adminToken, sectorSlug);
     mfaSector = await createSector(t, a.adminToken);
     await putSettings(sector, { MagicLinkLoginEnabled: true });
     await putSettings(mfaSector, { MagicLinkLoginEnabled: true, MFARequired: true });
@@ -107,7 +112,7 @@ describe('account lifecycle', () => {
       const mail = await mailTo(email, seen);
       expect(mail.subject).toMatch(/^Reset your Sector .* password$/);
       const link = linkOf(mail);
-      expect(`${link.origin}${link.pathname}`).toBe('http://iam.test/reset-password');
+      expect(`${link.origin}${link.pathname}`).toBe(sectorPage('/reset-password'));
       expect(link.searchParams.get('type')).toBe('password-reset');
       const token = tokenOf(mail);
 
@@ -216,7 +221,7 @@ describe('account lifecycle', () => {
       const mail = await mailTo(email, seen);
       expect(mail.subject).toMatch(/^Sign in to Sector /);
       const link = linkOf(mail);
-      expect(`${link.origin}${link.pathname}`).toBe('http://iam.test/magic-link');
+      expect(`${link.origin}${link.pathname}`).toBe(sectorPage('/magic-link'));
       const token = tokenOf(mail);
 
       const done = await magicFinish(token);
@@ -287,7 +292,7 @@ describe('account lifecycle', () => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { sub, status: 'SENT' } });
       const mail = await mailTo(email, seen);
       expect(mail.subject).toMatch(/^Confirm your Sector .* email address$/);
-      expect(linkOf(mail).pathname).toBe('/verify-email');
+      expect(`${linkOf(mail).origin}${linkOf(mail).pathname}`).toBe(sectorPage('/verify-email'));
       const token = tokenOf(mail);
       expect(await finish(token)).toMatchObject({ status: 200, body: { sub, emailVerified: true } });
       expect((await t.http().get(`/api/v1/users/${sub}`).set(auth(userToken))).body.emailVerified).toBe(true);

@@ -190,7 +190,9 @@ describe('account page in chromium', () => {
   it('lists the sessions and signs out the other ones', async () => {
     // A second session, from another client.
     await t.login(email, PASSWORD, S);
-    await page.reload(); // tokens live in memory only: a reload signs out
+    // A reload keeps the session (its refresh token is in an HttpOnly cookie); signing out ends it.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     expect(new URL(page.url()).searchParams.get('sector')).toBe(S);
     expect(await axeViolations(page)).toEqual([]);

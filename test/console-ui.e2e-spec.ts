@@ -26,7 +26,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, seriousViolations, startBrowser } from './support/browser';
+import { checkAccessibleScreen, newConsolePage, signInToConsole, startBrowser } from './support/browser';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
@@ -45,11 +45,8 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
   }
 }
 
-async function checkScreen(page: Page, name: string): Promise<void> {
-  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-  // Passing confirmations (toasts) are left out of the pictures.
-  await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true, style: '.toasts { display: none !important; }' });
-}
+/** axe, and a screenshot to console-<name>.png, in the page's current colour scheme. */
+const checkScreen = (page: Page, name: string) => checkAccessibleScreen(page, `console-${name}`, SHOTS, { dark: false });
 
 describe('admin console in chromium', () => {
   let smtp: TestSmtpServer;
@@ -63,20 +60,6 @@ describe('admin console in chromium', () => {
   const tenantAdminPassword = `owner-${tag}-password`;
   let tenantID = '';
   let rootSectorID = '';
-
-  /** Signs in on the console's sign-in page (C1's page, used through its labels). */
-  async function signIn(p: Page, username: string, password: string, sectorID?: string): Promise<void> {
-    await p.goto(`${t.baseUrl}/console/sign-in${sectorID ? `?sector=${encodeURIComponent(sectorID)}` : ''}`);
-    await p.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
-    await p.getByLabel(/^password$/i).fill(password);
-    await p.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
-    await p
-      .getByRole('navigation', { name: /console/i })
-      .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`no console after signing in as ${username} (at ${p.url()}): ${(await p.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
-      });
-  }
 
   async function signOut(p: Page): Promise<void> {
     await p.getByRole('button', { name: /sign out/i }).click();
@@ -100,7 +83,7 @@ describe('admin console in chromium', () => {
   });
 
   it('a platform admin provisions a tenant with a first admin and reads it with ping and stats', async () => {
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInToConsole(page, t.baseUrl, { username: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     await page.getByRole('link', { name: 'Tenants' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tenants' }).waitFor();
     await checkScreen(page, 'tenants');
@@ -140,7 +123,7 @@ describe('admin console in chromium', () => {
   });
 
   it("the tenant's admin changes settings: a bad value shows the API's field violation, a good one saves", async () => {
-    await signIn(page, tenantAdminEmail, tenantAdminPassword, rootSectorID);
+    await signInToConsole(page, t.baseUrl, { username: tenantAdminEmail, password: tenantAdminPassword, sectorID: rootSectorID });
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: /settings/i }).waitFor();
     const lifetime = page.getByLabel('Access token lifetime', { exact: false });

@@ -39,17 +39,20 @@ describe('invitations (users created without a password)', () => {
   let t: TestApp;
   let a: ProvisionedTenant;
   /** A plain sector of tenant A. */
-  let sector: { sectorID: string; name: string };
+  let sector: { sectorID: string; name: string; slug: string };
   let memberToken: string;
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
-  async function createSector(name: string, adminToken = a.adminToken, extra: Record<string, unknown> = {}): Promise<{ sectorID: string; name: string }> {
+  async function createSector(name: string, adminToken = a.adminToken, extra: Record<string, unknown> = {}): Promise<{ sectorID: string; name: string; slug: string }> {
     const slug = uniqueSlug('inv');
     const res = await t.http().post('/api/v1/sectors').set(auth(adminToken)).send({ name, slug, domain: `${slug}.example.com`, ...extra });
     if (res.status !== 200) throw new Error(`creating sector ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return { sectorID: res.body.sectorID, name: res.body.name };
+    return { sectorID: res.body.sectorID, name: res.body.name, slug };
   }
+
+  /** Where a sector without MagicLinkURL sends an invitation: its own page `PUBLIC_URL/t/{tenant}/{sector}/invite`. */
+  const invitePage = (sectorSlug: string) => `http://iam.test/t/${a.slug}/${sectorSlug}/invite?token=`;
 
   async function putSettings(sectorID: string, settings: Record<string, unknown>, adminToken = a.adminToken): Promise<any> {
     const res = await t.http().put(`/api/v1/sectors/${sectorID}/settings`).set(auth(adminToken)).send(settings);
@@ -123,7 +126,7 @@ describe('invitations (users created without a password)', () => {
       expect(mail.text).toContain(`You have been invited to ${sector.name} as ${email}.`);
       expect(mail.text).toContain('The link expires in 168 hours.');
       const link = linkOf(mail);
-      expect(link.startsWith('http://iam.test/invite?token=')).toBe(true);
+      expect(link.startsWith(invitePage(sector.slug))).toBe(true);
       const token = tokenOf(link);
       expect(token).toMatch(/^[A-Za-z0-9_-]{64}$/);
       expect(mail.html).toContain('Accept the invitation');
@@ -164,7 +167,7 @@ describe('invitations (users created without a password)', () => {
       const mail = await mailTo(email);
       expect(mail.subject).toBe('Join R&D <Team>');
       const link = linkOf(mail);
-      expect(link.startsWith('http://iam.test/invite?token=')).toBe(true);
+      expect(link.startsWith(invitePage(rnd.slug))).toBe(true);
       expect(mail.text.trim()).toBe(`Hi ${email}, join R&D <Team> at ${link} within 168 hours.`);
       expect(mail.html).toContain('<b>R&amp;D &lt;Team&gt;</b>');
       expect(mail.html).not.toContain('<Team>');

@@ -24,7 +24,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, seriousViolations, startBrowser } from './support/browser';
+import { checkAccessibleScreen, newConsolePage, signInToConsole, startBrowser } from './support/browser';
 import { ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -38,11 +38,8 @@ const tag = randomBytes(3).toString('hex');
 /** The slug every tenant's default sector gets when it is provisioned. */
 const DEFAULT_SECTOR_SLUG = 'admin';
 
-async function checkScreen(page: Page, name: string): Promise<void> {
-  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-  // Passing confirmations (toasts) are left out of the pictures.
-  await page.screenshot({ path: join(SHOTS, `console-apps-${name}.png`), fullPage: true, style: '.toasts { display: none !important; }' });
-}
+/** axe, and a screenshot to console-apps-<name>.png. */
+const checkScreen = (page: Page, name: string) => checkAccessibleScreen(page, `console-apps-${name}`, SHOTS, { dark: false });
 
 /** The text of the hint and error a control's aria-describedby names. */
 async function describedText(page: Page, describedBy: string): Promise<string> {
@@ -72,20 +69,6 @@ describe('console: the apps of a sector’s OpenID Provider, in chromium', () =>
   const appsTable = () => page.getByRole('table', { name: 'Apps of this sector' });
   const appRow = () => appsTable().getByRole('row').filter({ hasText: appName });
 
-  /** Signs in on the console's sign-in page (used through its labels). */
-  async function signIn(p: Page, username: string, password: string, sectorID: string): Promise<void> {
-    await p.goto(`${t.baseUrl}/console/sign-in?sector=${encodeURIComponent(sectorID)}`);
-    await p.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
-    await p.getByLabel(/^password$/i).fill(password);
-    await p.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
-    await p
-      .getByRole('navigation', { name: /console/i })
-      .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`no console after signing in as ${username} (at ${p.url()}): ${(await p.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
-      });
-  }
-
   beforeAll(async () => {
     if (!existsSync(CONSOLE_BUILD)) throw new Error(`${CONSOLE_BUILD} is missing: run \`npm run build\` before this spec`);
     mkdirSync(SHOTS, { recursive: true });
@@ -102,7 +85,7 @@ describe('console: the apps of a sector’s OpenID Provider, in chromium', () =>
   });
 
   it('opens the apps of the default sector: an empty list that explains apps and names the issuer', async () => {
-    await signIn(page, tenant.adminEmail, tenant.adminPassword, tenant.rootSectorID);
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
     // Tokens live in the page's memory, so the screen is reached through the navigation, never a reload.
     await page.getByRole('navigation', { name: /console/i }).getByRole('link', { name: 'Apps (OpenID Connect)' }).click();
     await page.getByRole('heading', { level: 1, name: 'Apps (OpenID Connect)' }).waitFor();

@@ -24,7 +24,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createUser, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -59,24 +59,7 @@ describe('console: a sector’s roles and a user’s roles, in chromium', () => 
   const usersTable = () => page.getByRole('table', { name: 'Users of this sector' });
   const userRow = (email: string) => usersTable().getByRole('row').filter({ hasText: email });
 
-  async function checkScreen(name: string): Promise<void> {
-    expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-    await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true, style: '.toasts { display: none !important; }' });
-  }
-
-  /** Signs in on the console's sign-in page (used through its labels). */
-  async function signIn(p: Page, username: string, password: string, sectorID: string): Promise<void> {
-    await p.goto(`${t.baseUrl}/console/sign-in?sector=${encodeURIComponent(sectorID)}`);
-    await p.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
-    await p.getByLabel(/^password$/i).fill(password);
-    await p.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
-    await p
-      .getByRole('navigation', { name: /console/i })
-      .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`no console after signing in as ${username} (at ${p.url()}): ${(await p.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
-      });
-  }
+  const checkScreen = (name: string) => checkAccessibleScreen(page, `console-${name}`, SHOTS, { dark: false });
 
   /** Waits until the users table shows exactly these emails (one row each, under the header row). */
   async function listed(emails: string[], what: string): Promise<void> {
@@ -111,7 +94,7 @@ describe('console: a sector’s roles and a user’s roles, in chromium', () => 
   });
 
   it('creates a role with two permissions and lists it; a bad name is refused beside its field', async () => {
-    await signIn(page, tenant.adminEmail, tenant.adminPassword, tenant.rootSectorID);
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
     // Tokens live in the page's memory, so screens are reached through the navigation, never a reload.
     await nav().getByRole('link', { name: 'Roles', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Roles' }).waitFor();

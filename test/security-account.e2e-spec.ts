@@ -16,7 +16,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expectWireError } from './support/contract';
-import { agedSession, createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql } from './support/factories';
+import { agedSession, createSector, createUser, provisionTenant, ProvisionedTenant, tenantSql, uniqueSlug } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -43,6 +43,7 @@ describe('security: email changes, recovery links and API tokens', () => {
   let t: TestApp;
   let a: ProvisionedTenant;
   let sector: string;
+  let sectorSlug: string;
   let apiToken: string;
 
   const mailsTo = (email: string) => smtp.find((m) => m.to.includes(email));
@@ -98,7 +99,8 @@ describe('security: email changes, recovery links and API tokens', () => {
     smtp = await startSmtpServer();
     t = await startTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM, ...FAST_WORKER } });
     a = await provisionTenant(t);
-    sector = await createSector(t, a.adminToken);
+    sectorSlug = uniqueSlug('s');
+    sector = await createSector(t, a.adminToken, sectorSlug);
     const settings = await t.http().put(`/api/v1/sectors/${sector}/settings`).set(auth(a.adminToken)).send({ MagicLinkLoginEnabled: true, SelfSignUpAllowed: true });
     expect(settings.status).toBe(200);
     const minted = await t.http().post(`/api/v1/sectors/${sector}/tokens`).set(auth(a.adminToken)).send({ name: `account ${tag}` });
@@ -138,7 +140,7 @@ describe('security: email changes, recovery links and API tokens', () => {
 
       const linkMail = await mailTo(attacker, seenNew);
       const link = linkOf(linkMail);
-      expect(`${link.origin}${link.pathname}`).toBe('http://iam.test/confirm-email');
+      expect(`${link.origin}${link.pathname}`).toBe(`http://iam.test/t/${a.slug}/${sectorSlug}/confirm-email`);
       expect(link.searchParams.get('type')).toBe('email-change');
       const notice = await mailTo(u.email, seenOld);
       expect(notice.text).toContain('email address');

@@ -9,10 +9,16 @@ import { expectWireError, fieldViolations } from './support/contract';
 import { createSector, provisionTenant, ProvisionedTenant, seedUser, uniqueSlug } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
-const LINK = 'http://iam.test/link?token=EXAMPLE-TOKEN';
+/** The sample link of a previewed message: the kind's real page in the sector (`PUBLIC_URL/t/{tenant}/{sector}/…`) with a sample token. */
+function sampleLink(tenantSlug: string, sectorSlug: string, page: string, type?: string): string {
+  return `http://iam.test/t/${tenantSlug}/${sectorSlug}${page}?token=EXAMPLE-TOKEN${type ? `&type=${type}` : ''}`;
+}
 
-/** The built-in invitation mail, rendered for a sector with the sample values. */
-function defaultInvite(sectorName: string, hours = 168) {
+/** A value as Handlebars escapes it in HTML. */
+const htmlEscaped = (value: string) => value.replace(/&/g, '&amp;').replace(/=/g, '&#x3D;');
+
+/** The built-in invitation mail, rendered for a sector with the sample values (`link` its sample link). */
+function defaultInvite(link: string, sectorName: string, hours = 168) {
   return {
     subject: `You are invited to ${sectorName}`,
     text: [
@@ -21,7 +27,7 @@ function defaultInvite(sectorName: string, hours = 168) {
       `You have been invited to ${sectorName} as ada@example.com.`,
       'Accept the invitation and choose your password here:',
       '',
-      LINK,
+      link,
       '',
       `The link expires in ${hours} hours. If you did not expect this invitation, ignore this mail.`,
       '',
@@ -31,7 +37,7 @@ function defaultInvite(sectorName: string, hours = 168) {
       '<html><body style="font-family: sans-serif; line-height: 1.5">',
       '<p>Hello,</p>',
       `<p>You have been invited to <strong>${sectorName}</strong> as ada@example.com.</p>`,
-      `<p><a href="${LINK.replace('=', '&#x3D;')}">Accept the invitation</a></p>`,
+      `<p><a href="${htmlEscaped(link)}">Accept the invitation</a></p>`,
       `<p>The link expires in ${hours} hours. If you did not expect this invitation, ignore this mail.</p>`,
       '</body></html>',
       '',
@@ -44,13 +50,17 @@ describe('template preview', () => {
   let a: ProvisionedTenant;
   let sectorID: string;
   let sectorName: string;
+  let sectorSlug: string;
+  /** The invitation's sample link in the sector. */
+  let inviteLink: string;
 
   beforeAll(async () => {
     t = await startTestApp();
     a = await provisionTenant(t);
-    const slug = uniqueSlug('s');
-    sectorName = `Sector ${slug}`;
-    sectorID = await createSector(t, a.adminToken, slug);
+    sectorSlug = uniqueSlug('s');
+    sectorName = `Sector ${sectorSlug}`;
+    sectorID = await createSector(t, a.adminToken, sectorSlug);
+    inviteLink = sampleLink(a.slug, sectorSlug, '/invite');
   });
   afterAll(() => t.close());
 
@@ -59,7 +69,7 @@ describe('template preview', () => {
 
   it('renders the built-in invitation for a sector without templates, with the sample values', async () => {
     const res = await preview(sectorID, a.adminToken, { kind: 'invite' });
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: defaultInvite(sectorName) });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: defaultInvite(inviteLink, sectorName) });
   });
 
   it('renders the templates given, values escaped in HTML only, and the SMS of a code message', async () => {
@@ -91,10 +101,10 @@ describe('template preview', () => {
     const stored = await preview(sectorID, a.adminToken, { kind: 'invite', html: '<i>{{username}}</i>' });
     expect({ status: stored.status, body: stored.body }).toEqual({
       status: 200,
-      body: { subject: `Join ${sectorName} (48h)`, text: `Stored text ${LINK}`, html: '<i>ada</i>' },
+      body: { subject: `Join ${sectorName} (48h)`, text: `Stored text ${inviteLink}`, html: '<i>ada</i>' },
     });
     const cleared = await preview(sectorID, a.adminToken, { kind: 'invite', subject: '', text: '  ' });
-    expect({ status: cleared.status, body: cleared.body }).toEqual({ status: 200, body: defaultInvite(sectorName, 48) });
+    expect({ status: cleared.status, body: cleared.body }).toEqual({ status: 200, body: defaultInvite(inviteLink, sectorName, 48) });
   });
 
   it('a template that does not compile is INVALID_ARGUMENT with a violation on its field', async () => {
@@ -127,10 +137,25 @@ describe('template preview', () => {
   it('an API token of the sector may preview, as it may read the settings', async () => {
     const created = await t.http().post(`/api/v1/sectors/${sectorID}/tokens`).set('Authorization', `Bearer ${a.adminToken}`).send({ name: 'preview' });
     expect(created.status).toBe(200);
+    const magic = sampleLink(a.slug, sectorSlug, '/magic-link', 'magic-link');
     const res = await preview(sectorID, created.body.token as string, { kind: 'magicLink', subject: '{{sectorName}} link', text: '{{link}}', html: '<a href="{{link}}">{{expiresInMinutes}}</a>' });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 200,
-      body: { subject: `${sectorName} link`, text: LINK, html: `<a href="${LINK.replace('=', '&#x3D;')}">15</a>` },
+      body: { subject: `${sectorName} link`, text: magic, html: `<a href="${htmlEscaped(magic)}">15</a>` },
     });
+  });
+
+  it("shows each kind's real link: the sector's own page of that kind, with a sample token", async () => {
+    const pages: Record<string, [string, string?]> = {
+      invite: ['/invite'],
+      passwordReset: ['/reset-password', 'password-reset'],
+      magicLink: ['/magic-link', 'magic-link'],
+      emailVerification: ['/verify-email', 'email-verification'],
+      emailChange: ['/confirm-email', 'email-change'],
+    };
+    for (const [kind, [page, type]] of Object.entries(pages)) {
+      const res = await preview(sectorID, a.adminToken, { kind, text: '{{link}}' });
+      expect({ kind, status: res.status, text: res.body.text }).toEqual({ kind, status: 200, text: sampleLink(a.slug, sectorSlug, page, type) });
+    }
   });
 });

@@ -19,7 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createUser, expectError, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -42,20 +42,6 @@ describe('console: disabling and enabling a user, in chromium', () => {
   const signInAsTarget = () => t.http().post('/api/v1/login/password').send({ username: target.email, password: target.password, sectorID: tenant.rootSectorID });
   const table = () => page.getByRole('table', { name: 'Users of this sector' });
   const row = (email: string) => table().getByRole('row').filter({ hasText: email });
-
-  /** Signs in on the console's sign-in page (used through its labels). */
-  async function signIn(p: Page, username: string, password: string, sectorID: string): Promise<void> {
-    await p.goto(`${t.baseUrl}/console/sign-in?sector=${encodeURIComponent(sectorID)}`);
-    await p.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
-    await p.getByLabel(/^password$/i).fill(password);
-    await p.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
-    await p
-      .getByRole('navigation', { name: /console/i })
-      .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`no console after signing in as ${username} (at ${p.url()}): ${(await p.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
-      });
-  }
 
   /** Waits until the users table shows exactly these emails (one row each, under the header row). */
   async function listed(emails: string[], what: string): Promise<void> {
@@ -88,7 +74,7 @@ describe('console: disabling and enabling a user, in chromium', () => {
 
   it('disables a user after a confirmation: the list marks them, the Status filter finds them, and their sign-in is refused', async () => {
     expect((await signInAsTarget()).body.status).toBe('SUCCESS');
-    await signIn(page, tenant.adminEmail, tenant.adminPassword, tenant.rootSectorID);
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
     // Tokens live in the page's memory, so the screen is reached through the navigation, never a reload.
     await page.getByRole('navigation', { name: /console/i }).getByRole('link', { name: 'Users' }).click();
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
@@ -105,8 +91,7 @@ describe('console: disabling and enabling a user, in chromium', () => {
     await dialog.waitFor();
     await expect(dialog.innerText()).resolves.toMatch(/signed out everywhere at once[\s\S]*cannot sign in until an admin enables them again/);
     await expect(dialog.getByRole('button', { name: 'Cancel' }).evaluate((b) => b === (globalThis as any).document.activeElement)).resolves.toBe(true);
-    expect({ screen: 'disable-dialog', violations: await seriousViolations(page) }).toEqual({ screen: 'disable-dialog', violations: [] });
-    await page.screenshot({ path: join(SHOTS, 'console-user-disable.png'), fullPage: true, style: '.toasts { display: none !important; }' });
+    await checkAccessibleScreen(page, 'console-user-disable', SHOTS, { dark: false });
     await dialog.getByRole('button', { name: 'Disable user' }).click();
     await page.getByRole('status').filter({ hasText: /disabled and signed out everywhere/i }).first().waitFor();
     await dialog.waitFor({ state: 'hidden' });
@@ -116,8 +101,7 @@ describe('console: disabling and enabling a user, in chromium', () => {
     await status.getByRole('button', { name: 'Enable user' }).waitFor();
     await row(target.email).getByText('Disabled', { exact: true }).waitFor();
     await expect(row(bystander).getByText('Disabled', { exact: true }).count()).resolves.toBe(0);
-    expect({ screen: 'user-disabled', violations: await seriousViolations(page) }).toEqual({ screen: 'user-disabled', violations: [] });
-    await page.screenshot({ path: join(SHOTS, 'console-user-disabled.png'), fullPage: true, style: '.toasts { display: none !important; }' });
+    await checkAccessibleScreen(page, 'console-user-disabled', SHOTS, { dark: false });
 
     // The Status filter: "Disabled" lists exactly that user, "Enabled" everyone else.
     await page.getByLabel('Status', { exact: true }).selectOption({ label: 'Disabled' });

@@ -27,7 +27,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -73,24 +73,7 @@ describe('console: a sector’s webhooks, their secrets and delivery log, in chr
   const logRows = () => log().getByRole('table').getByRole('row');
   const notice = () => page.getByRole('region', { name: /^(Webhook created|New signing secret)$/ });
 
-  async function checkScreen(name: string): Promise<void> {
-    expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-    await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true, style: '.toasts { display: none !important; }' });
-  }
-
-  /** Signs in on the console's sign-in page (used through its labels). */
-  async function signIn(p: Page, username: string, password: string, sectorID: string): Promise<void> {
-    await p.goto(`${t.baseUrl}/console/sign-in?sector=${encodeURIComponent(sectorID)}`);
-    await p.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
-    await p.getByLabel(/^password$/i).fill(password);
-    await p.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
-    await p
-      .getByRole('navigation', { name: /console/i })
-      .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`no console after signing in as ${username} (at ${p.url()}): ${(await p.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
-      });
-  }
+  const checkScreen = (name: string) => checkAccessibleScreen(page, `console-${name}`, SHOTS, { dark: false });
 
   /** The text of the focused element when it is an h2 (false otherwise). */
   const focusedHeading = () => page.evaluate(() => (globalThis as any).document.activeElement?.tagName === 'H2' && (globalThis as any).document.activeElement.textContent);
@@ -126,7 +109,7 @@ describe('console: a sector’s webhooks, their secrets and delivery log, in chr
   });
 
   it('creates an endpoint, refused beside its fields first, and shows its secret once', async () => {
-    await signIn(page, tenant.adminEmail, tenant.adminPassword, tenant.rootSectorID);
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
     // Tokens live in the page's memory, so screens are reached through the navigation, never a reload.
     await nav().getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();

@@ -43,6 +43,61 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
 
+/** Passing confirmations (toasts) are left out of the pictures. */
+const SCREENSHOT_STYLE = '.toasts { display: none !important; }';
+
+export interface AccessibleScreenOptions {
+  /**
+   * Check light and dark mode (default true): light, then dark, then back to light.
+   * When false, the page is checked and photographed once, in whatever colour scheme it has.
+   */
+  dark?: boolean;
+}
+
+/**
+ * Axe-checks the page (no serious or critical violations) and photographs it, full
+ * page, to `<shotsDir>/<name>.png`; with dark mode (the default) also to
+ * `<shotsDir>/<name>-dark.png`, and leaves the page in light mode.
+ */
+export async function checkAccessibleScreen(page: Page, name: string, shotsDir: string, options: AccessibleScreenOptions = {}): Promise<void> {
+  if (options.dark === false) {
+    expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
+    await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true, style: SCREENSHOT_STYLE });
+    return;
+  }
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    expect({ screen: name, scheme, violations: await seriousViolations(page) }).toEqual({ screen: name, scheme, violations: [] });
+    await page.screenshot({ path: join(shotsDir, `${name}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true, style: SCREENSHOT_STYLE });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+export interface ConsoleCredentials {
+  username: string;
+  password: string;
+  /** The sector to sign in to (`?sector=`); without it, the sign-in page's default. */
+  sectorID?: string;
+}
+
+/**
+ * Signs in on the console's sign-in page (used through its labels) and waits for
+ * the console's navigation; when it does not appear, fails with where the page is
+ * and what it says.
+ */
+export async function signInToConsole(page: Page, baseUrl: string, { username, password, sectorID }: ConsoleCredentials): Promise<void> {
+  await page.goto(`${baseUrl}/console/sign-in${sectorID ? `?sector=${encodeURIComponent(sectorID)}` : ''}`);
+  await page.getByLabel(/^(username|username or email|email or username)$/i).fill(username);
+  await page.getByLabel(/^password$/i).fill(password);
+  await page.getByRole('button', { name: /^(sign in|continue|next)$/i }).click();
+  await page
+    .getByRole('navigation', { name: /console/i })
+    .waitFor()
+    .catch(async (err: Error) => {
+      throw new Error(`no console after signing in as ${username} (at ${page.url()}): ${(await page.locator('body').innerText()).slice(0, 600)}\n${err.message}`);
+    });
+}
+
 
 const CHROMIUM_ARGS = [
   '--headless=new',

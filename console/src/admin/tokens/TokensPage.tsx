@@ -83,11 +83,16 @@ export default function TokensPage() {
     [askRevoke],
   );
 
+  const scimURL = `${window.location.origin}/scim/v2/${sectorID}`;
   return (
     <Page title="API tokens">
       {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
       <p className="page-lead">
         A token acts as a bounded admin of this sector for backend services: it manages non-admin users and settings, never admins, passwords, factors or other tokens.
+      </p>
+      <p className="page-lead">
+        Provisioning from Entra ID, Okta or another SCIM 2.0 client uses one of these tokens as its secret token, with the tenant URL{' '}
+        <code className="wrap-anywhere">{scimURL}</code> <CopyButton value={scimURL} name="Copy the SCIM tenant URL" />
       </p>
       {created && created.apiToken.sectorID === sectorID ? <NewTokenNotice created={created} onDismiss={() => setCreated(null)} /> : null}
       <Section title="Create a token" id="create-token">
