@@ -1,6 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { loadedAddress } from './sectorAddress';
 import {
   api,
   clearSession,
@@ -14,8 +13,8 @@ import {
   setSession,
   type SessionTokens,
 } from '../api/client';
-import { Button, Loading } from '../ui';
-import { absolutePath } from './sectorAddress';
+import { Button, Loading, useModalDialog } from '../ui';
+import { absolutePath, loadedAddress } from './sectorAddress';
 
 /** Who is signed in, from the access token's claims and (for admins) what the API lets them read. */
 export interface Me {
@@ -259,25 +258,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
  * dialog closes. Escape does nothing: the choice is the user's.
  */
 function SessionEndedDialog({ open, sectorID, onSignOut }: { open: boolean; sectorID: string; onSignOut(): void }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const signInRef = useRef<HTMLButtonElement>(null);
+  const ref = useModalDialog(open, signInRef);
   const titleId = useId();
   const bodyId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      const previous = document.activeElement as HTMLElement | null;
-      dialog.showModal();
-      signInRef.current?.focus();
-      return () => {
-        if (dialog.open) dialog.close();
-        previous?.focus?.();
-      };
-    }
-    return undefined;
-  }, [open]);
 
   const signInAgain = () => {
     window.open(absolutePath(signInPath(currentArea(), { sector: sectorID || null })), '_blank');

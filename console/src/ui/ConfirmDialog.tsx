@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useId, useRef, type ReactNode } from 'react';
 import { Button } from './Button';
 import { ErrorMessage } from './Feedback';
+import { useModalDialog } from './useModalDialog';
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -24,27 +25,10 @@ export interface ConfirmDialogProps {
  * row of a deleted item).
  */
 export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', cancelLabel = 'Cancel', danger = false, busy = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
+  const ref = useModalDialog(open, cancelRef);
   const titleId = useId();
   const bodyId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      const previous = document.activeElement as HTMLElement | null;
-      dialog.showModal();
-      cancelRef.current?.focus();
-      return () => {
-        if (dialog.open) dialog.close();
-        // The control that opened the dialog; when the confirmed action removed it, the page's main landmark.
-        if (previous?.isConnected) previous.focus();
-        else document.getElementById('main')?.focus();
-      };
-    }
-    return undefined;
-  }, [open]);
 
   return (
     <dialog

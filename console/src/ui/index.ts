@@ -10,6 +10,7 @@ export { Loading, EmptyState, ErrorMessage, errorText } from './Feedback';
 export { CopyButton } from './CopyButton';
 export { ToastProvider, useToast } from './Toast';
 export { useConfirmedRemoval } from './useConfirmedRemoval';
+export { useModalDialog } from './useModalDialog';
 export { useAsyncAction, type AsyncAction } from './useAsyncAction';
 export { ScreenBoundary } from './ErrorBoundary';
 export { lazyScreen } from './lazyScreen';
