@@ -1,4 +1,5 @@
 /** Jest: unit specs beside the code, e2e specs under test/ on a real PostgreSQL. See docs/adr/0001-toolchain.md. */
+const { availableParallelism } = require('node:os');
 const swc = require('./.swcrc.jest.json');
 
 const transform = {
@@ -29,6 +30,9 @@ const e2e = {
 };
 
 module.exports = {
+  // The e2e specs spend most of their time waiting on PostgreSQL, the network, browsers and timers (on 2 cores,
+  // one worker left about half the CPU idle), so files run in one more worker than there are cores.
+  maxWorkers: availableParallelism() + 1,
   // Spec files run in a worker process that is replaced once it holds more than this after a file. Without it, a
   // 2-core machine (one worker) runs every file in Jest's own process, whose heap then grows with each file until it
   // runs out (what each file's modules leave behind is only freed with the process).

@@ -176,8 +176,12 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
   it('reads through while its listener is down, and caches again once it is back', async () => {
     const user = await newUser();
     await warm(() => introspectOn(b, user.token));
-    // Kill every auth listener of this deployment's databases on the server.
-    await a.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'iam-auth-listener' AND pid <> pg_backend_pid()`);
+    // Kill every auth listener of this deployment's databases (its main database and its tenants'), never another spec's.
+    await a.sql(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'iam-auth-listener' AND pid <> pg_backend_pid() AND (datname = $1 OR starts_with(datname, $2))`,
+      [a.databaseName, `${a.databaseName}_`],
+    );
     // A change made while nobody listens is still seen at once: nothing stale survives the lost connection.
     await tenantSql(a, tenant.tenantID, 'DELETE FROM users WHERE id = $1', [user.sub]);
     await refusedOnB(() => introspectOn(b, user.token), 401, 'TOKEN_INVALID');

@@ -242,6 +242,12 @@ describe('social login', () => {
       expect(me.status).toBe(200);
       expect(me.body.email).toBe(email('newcomer'));
       expect(me.body.emailVerified ?? me.body.profile?.emailVerified).toBe(true);
+      // A self sign-up like any other: its user.created event (no caller), which webhooks and the sign-up figures read.
+      const audit = await t.http().get(`/api/v1/sectors/${S}/audit-events`).query({ type: 'user.created', target: sub }).set(bearer(a.adminToken));
+      expect(audit.status).toBe(200);
+      expect(audit.body.events).toEqual([
+        expect.objectContaining({ type: 'user.created', outcome: 'success', actor: expect.objectContaining({ kind: 'anonymous' }), details: { isAdmin: false, invited: false, provider: 'oidc' } }),
+      ]);
     });
 
     it('refuses an unverified email that matches a user (no takeover), redirecting with error', async () => {

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode, Reason } from '../common/errors/error-codes';
+import { AuditService } from '../audit/audit.service';
 import { LinkedIdentityRepository } from './linked-identity.repository';
 import { UserEntity } from '../user/user.entity';
 import { UserRepository } from '../user/user.repository';
@@ -47,6 +48,7 @@ export class SocialStrategy implements FactorStrategy<SocialIdentity>, OnModuleI
   constructor(
     private readonly registry: FactorRegistry,
     private readonly users: UserRepository,
+    private readonly audit: AuditService,
   ) {}
 
   onModuleInit(): void {
@@ -99,7 +101,11 @@ export class SocialStrategy implements FactorStrategy<SocialIdentity>, OnModuleI
     return row ? this.users.findById(state.scope.db, row.id) : null;
   }
 
-  /** Creates an ordinary user (no password; email verified as the provider says) and links the identity, in one transaction. */
+  /**
+   * Creates an ordinary user (no password; email verified as the provider says) and links the
+   * identity, in one transaction with its `user.created` audit event (a self sign-up: no caller),
+   * so webhooks and the sector's sign-up figures see social sign-ups like any other.
+   */
   private async createUser(state: StepState, proof: SocialIdentity, email: string): Promise<UserEntity | null> {
     const sectorId = state.scope.route.sectorId;
     return state.scope.db.transaction(async (tx) => {
@@ -117,6 +123,12 @@ export class SocialStrategy implements FactorStrategy<SocialIdentity>, OnModuleI
       });
       await this.users.insert(tx, user);
       await this.identities.link(tx, sectorId, user.id, { ...proof, email });
+      await this.audit.record(tx, {
+        type: 'user.created',
+        sectorId,
+        target: { kind: 'user', id: user.id },
+        details: { isAdmin: false, invited: false, provider: proof.provider },
+      });
       return this.users.findById(tx, user.id);
     });
   }
