@@ -129,7 +129,7 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
       ) : (
         <form onSubmit={submit} className="stack" aria-label="Add a factor">
           <h3>Add a factor</h3>
-          <ErrorMessage error={add.error} />
+          <ErrorMessage error={add.error} fields={type !== 'totp' ? ['destination'] : undefined} />
           <Field label="Kind">
             {(p) => (
               <Select {...p} value={type} onChange={(e) => setType(e.target.value as FactorType)}

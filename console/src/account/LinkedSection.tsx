@@ -1,14 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api/client';
 import { signInPath, useAuth } from '../auth/AuthContext';
-import { FLOW_PARAM, newSocialFlow, takeSocialFlow, type SignInOptions } from '../signin/flow';
+import { FLOW_PARAM, newSocialFlow, takeSocialFlow } from '../signin/flow';
 import { PublicShell } from '../signin/PublicShell';
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useAsyncAction, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Identity } from './accountApi';
 import { useStepUp } from './StepUp';
 import { absolutePath } from '../auth/sectorAddress';
+import { sectorSignInOptions } from '../auth/signInOptions';
 
 const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
 
@@ -28,12 +28,7 @@ export function LinkedSection({ sub }: { sub: string }) {
   const key = ['account', sub, 'identities'];
   const list = useQuery({ queryKey: key, queryFn: () => accountApi.identities(sub) });
   const sector = me?.sectorID ?? '';
-  const options = useQuery({
-    queryKey: ['sign-in-options', sector],
-    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', sector ? { sectorID: sector } : undefined),
-    staleTime: 60_000,
-    retry: false,
-  });
+  const options = useQuery(sectorSignInOptions(client, sector));
   const linking = useAsyncAction();
   const unlinking = useConfirmedRemoval((i: Identity) => accountApi.unlink(sub, i.id), () => {
     toast('Account unlinked.');

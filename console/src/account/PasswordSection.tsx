@@ -24,12 +24,13 @@ export function PasswordSection({ sub }: { sub: string }) {
   const api = change.error instanceof ApiError ? change.error : null;
   const currentError = errors.currentPassword?.message ?? (api?.reason === 'INVALID_CREDENTIALS' ? 'The current password is not right.' : api?.violation('currentPassword'));
   const newError = errors.newPassword?.message ?? api?.violation('newPassword');
-  const shown = api && (api.reason === 'INVALID_CREDENTIALS' || api.violation('newPassword') || api.violation('currentPassword')) ? null : change.error;
+  // A wrong current password is said at its field only.
+  const shown = api?.reason === 'INVALID_CREDENTIALS' ? null : change.error;
 
   return (
     <Section title="Password" id="password">
       <form onSubmit={handleSubmit((v) => change.mutate(v))} noValidate>
-        <ErrorMessage error={shown} />
+        <ErrorMessage error={shown} fields={['currentPassword', 'newPassword']} />
         <Field label="Current password" error={currentError}>
           {(p) => <TextInput {...p} type="password" autoComplete="current-password" {...register('currentPassword', { required: 'Enter your current password.' })} />}
         </Field>

@@ -10,6 +10,8 @@ type ProfileForm = Omit<UserProfile, 'sub' | 'emailVerified' | 'pendingEmail' | 
 
 /** The claims edited below the email and phone number (those two have their own fields and verification). */
 const FIELDS = PROFILE_FIELDS.filter((f) => f.key !== 'email' && f.key !== 'phoneNumber');
+/** The violations shown at the form's inputs (the service names them under `profile.`). */
+const SHOWN = [...PROFILE_FIELDS.map((f) => `profile.${f.key}`), ...ADDRESS_FIELDS.map((f) => `profile.address.${f.key}`)];
 
 function toForm(p: UserProfile): ProfileForm {
   const { sub: _s, emailVerified: _e, pendingEmail: _pe, phoneNumberVerified: _p, updatedAt: _u, createdAt: _c, ...rest } = p;
@@ -69,7 +71,7 @@ function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProf
 
   return (
     <form onSubmit={handleSubmit((values) => save.mutate(values))} noValidate>
-      <ErrorMessage error={save.error} title="The profile was not saved." />
+      <ErrorMessage error={save.error} title="The profile was not saved." fields={SHOWN} />
       <div className="grid-2">
         <Field label="Email address" error={violation('email')} hint={<>Status: <VerifiedBadge verified={profile.emailVerified} /></>}>
           {(p) => <TextInput {...p} type="email" autoComplete="email" {...register('email')} />}

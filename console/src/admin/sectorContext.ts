@@ -1,7 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'react-router';
-import { api } from '../api/client';
 import { useAuth } from '../auth/AuthContext';
+import { sectorSignInOptions } from '../auth/signInOptions';
 import { sectorsApi } from './adminApi';
 import type { Sector } from './types';
 
@@ -36,12 +36,7 @@ export function useSectorRecord(sectorID: string): Sector | undefined {
 /** The name of the sector a screen administers: from the sector list when the admin may read it, else the public sign-in options. */
 export function useSectorName(sectorID: string): string {
   const record = useSectorRecord(sectorID);
-  const options = useQuery({
-    queryKey: ['sector-name', sectorID],
-    queryFn: () => api.getPublic<{ sectorName: string }>('/api/v1/sign-in-options', { sectorID }),
-    enabled: !record && sectorID !== '',
-    staleTime: 300_000,
-    retry: false,
-  });
+  const queryClient = useQueryClient();
+  const options = useQuery({ ...sectorSignInOptions(queryClient, sectorID), enabled: !record && sectorID !== '' });
   return record?.name ?? options.data?.sectorName ?? '';
 }

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { Navigate, useLocation } from 'react-router';
 import {
   api,
@@ -15,6 +16,7 @@ import {
 } from '../api/client';
 import { Button, Loading, useModalDialog } from '../ui';
 import { absolutePath, loadedAddress } from './sectorAddress';
+import { pageSignInOptions, sectorSignInOptions } from './signInOptions';
 
 /** Who is signed in, from the access token's claims and (for admins) what the API lets them read. */
 export interface Me {
@@ -71,10 +73,13 @@ function sectorToRestore(): string | null {
   return new URLSearchParams(window.location.search).get('sector') || rememberedSector();
 }
 
-/** The id of the sector to restore (`sectorToRestore`), looking up an addressed one. */
-async function sectorIDToRestore(): Promise<string | null> {
+/**
+ * The id of the sector to restore (`sectorToRestore`), looking up an addressed one in the
+ * same query cache entry the `/t/` gate reads: one request answers both.
+ */
+async function sectorIDToRestore(queryClient: QueryClient): Promise<string | null> {
   if (!loadedAddress) return sectorToRestore();
-  const options = await api.getPublic<{ sectorID: string }>('/api/v1/sign-in-options', { tenant: loadedAddress.tenant, sector: loadedAddress.sector ?? '' });
+  const options = await queryClient.fetchQuery(pageSignInOptions(''));
   return options.sectorID;
 }
 
@@ -124,11 +129,12 @@ function claimsToMe(token: string): Me {
  * every sector; only a platform admin may read the platform tenant.
  * The API still decides every request; this only chooses what to show.
  */
-async function probeRoles(me: Me): Promise<Me> {
+async function probeRoles(queryClient: QueryClient, me: Me): Promise<Me> {
   if (!me.isAdmin) return me;
-  // Whether the admin's sector is its tenant's default one, from the public sign-in options:
-  // asking the sector list instead would log a refused request for every other sector's admin.
-  const options = await api.getPublic<{ isDefaultSector?: boolean }>('/api/v1/sign-in-options', { sectorID: me.sectorID });
+  // Whether the admin's sector is its tenant's default one, from the public sign-in options (the page's
+  // own answer when it is that sector): asking the sector list instead would log a refused request for
+  // every other sector's admin.
+  const options = await queryClient.fetchQuery(sectorSignInOptions(queryClient, me.sectorID));
   if (options.isDefaultSector !== true) return me;
   const result = { ...me, isDefaultSectorAdmin: true };
   try {
@@ -141,6 +147,7 @@ async function probeRoles(me: Me): Promise<Me> {
 }
 
 export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
   const [me, setMe] = useState<Me | null>(null);
   const [restoring, setRestoring] = useState(() => sectorToRestore() !== null);
   const [ended, setEnded] = useState(false);
@@ -159,7 +166,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
     if (!stale.current) return;
     stale.current = false;
-    arriving.current = probeRoles(claimsToMe(token)).then(
+    arriving.current = probeRoles(queryClient, claimsToMe(token)).then(
       (next) => {
         if (next.sectorID) rememberSector(next.sectorID);
         setMe(next);
@@ -169,7 +176,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         stale.current = true;
       },
     );
-  }), []);
+  }), [queryClient]);
 
   // A session the service ended under the page (revoked, a refresh refused): the screen stays, a dialog offers a new sign-in.
   useEffect(() => onSessionEnded(() => {
@@ -181,7 +188,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!sectorToRestore()) return;
     let active = true;
-    sectorIDToRestore()
+    sectorIDToRestore(queryClient)
       .then((sector) => (sector ? restoreSession(sector) : false))
       .then(() => arriving.current)
       .catch(() => undefined)
@@ -191,7 +198,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return () => {
       active = false;
     };
-  }, []);
+  }, [queryClient]);
 
   // Other tabs: a sign-in there restores an ended (or absent) session of its sector here; a sign-out there signs this tab out.
   useEffect(() => {
@@ -214,7 +221,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     // This sign-in works out the user itself.
     stale.current = false;
     await setSession(tokens);
-    const next = await probeRoles(claimsToMe(tokens.token));
+    const next = await probeRoles(queryClient, claimsToMe(tokens.token));
     if (next.sectorID) {
       rememberSector(next.sectorID);
       broadcast({ type: 'signed-in', sectorID: next.sectorID });
@@ -222,7 +229,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     setEnded(false);
     setMe(next);
     return next;
-  }, []);
+  }, [queryClient]);
 
   const signOut = useCallback(async () => {
     const sector = me?.sectorID || rememberedSector();

@@ -110,7 +110,11 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
     });
 
   const dead = error instanceof ApiError && error.reason !== undefined && DEAD_TRANSACTION.has(error.reason);
-  const fieldError = codeError(error);
+  const violation = (field: string) => (error instanceof ApiError ? error.violation(field) : undefined);
+  const wrongCode = codeError(error);
+  const fieldError = wrongCode ?? violation('code');
+  // The violations this step shows at its inputs (said there, not again in the error).
+  const shownFields = step === 'password' ? ['password'] : step === 'enroll' ? ['email', 'code'] : ['code'];
 
   return (
     <div className="stack">
@@ -146,15 +150,15 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
               <p>Enter the 6-digit code from your authenticator app, or have a code sent to you.</p>
             </>
           )}
-          {!fieldError ? <ErrorMessage error={error} /> : null}
+          {!wrongCode ? <ErrorMessage error={error} fields={shownFields} /> : null}
           {sent ? <p className="notice" role="status">{sent}</p> : null}
           {step === 'enroll' ? (
-            <Field label="Email address" error={error instanceof ApiError ? error.violation('email') : undefined}>
+            <Field label="Email address" error={violation('email')}>
               {(p) => <TextInput {...p} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
             </Field>
           ) : null}
           {step === 'password' ? (
-            <Field label="Password">
+            <Field label="Password" error={violation('password')}>
               {(p) => <TextInput {...p} type="password" autoComplete="current-password" value={value} onChange={(e) => setValue(e.target.value)} required />}
             </Field>
           ) : (

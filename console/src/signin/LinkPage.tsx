@@ -120,7 +120,7 @@ export function LinkPage() {
         {type === 'magic-link' ? <p>Press the button to sign in on this device.</p> : null}
         {type === 'email-verification' ? <p>Press the button to confirm that this email address is yours.</p> : null}
         {type === 'email-change' ? <p>Press the button to make this address the email of your account.</p> : null}
-        {!policy ? <ErrorMessage error={error} /> : null}
+        <ErrorMessage error={error} fields={type === 'invitation' || type === 'password-reset' ? ['password', 'newPassword'] : undefined} />
         {linkDead ? (
           <p>
             {type === 'password-reset' ? <Link to={sectorLink('/account/forgot-password', sectorID)}>Ask for a new link</Link> : <Link to={sectorLink('/account/sign-in', sectorID)}>Go to sign-in</Link>}

@@ -39,7 +39,7 @@ export function SignUpPage() {
   return (
     <PublicShell title="Create an account">
       <form onSubmit={submit} className="stack" noValidate>
-        <ErrorMessage error={error} />
+        <ErrorMessage error={error} fields={['profile', 'email', 'password']} />
         <Field label="Name" error={violation('profile')}>
           {(p) => <TextInput {...p} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>

@@ -9,6 +9,7 @@ import { useSearchParams } from 'react-router';
 import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { api, ApiError } from '../api/client';
 import { loadedAddress } from '../auth/sectorAddress';
+import { pageSignInOptions, type SignInOptions } from '../auth/signInOptions';
 import type { Schemas } from '../api/types';
 import type { Area } from '../auth/AuthContext';
 
@@ -18,9 +19,6 @@ export type AuthResult = Schemas['AuthResultResponse'];
 const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
 export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'single sign-on' };
-
-/** What a sector's sign-in page offers (GET /api/v1/sign-in-options). */
-export type SignInOptions = Schemas['SignInOptionsResponse'];
 
 /**
  * The sector the page signs in to: the one its address names (`/t/{tenant}/[{sector}/]`,
@@ -47,14 +45,13 @@ export function useSignInContext() {
   }), [sector, data, options.error, next]);
 }
 
-/** The sign-in options of the page's sector: by its address under `/t/`, else by id (empty: the platform's). */
+/**
+ * The sign-in options of the page's sector: by its address under `/t/`, else by id (empty: the platform's).
+ * The session restore reads the same cache entry (auth/signInOptions), so a page load asks once.
+ */
 export function useSignInOptions(sectorID: string) {
-  const query = loadedAddress ? { tenant: loadedAddress.tenant, sector: loadedAddress.sector ?? '' } : sectorID ? { sectorID } : undefined;
   return useQuery({
-    queryKey: ['sign-in-options', query],
-    queryFn: () => api.getPublic<SignInOptions>('/api/v1/sign-in-options', query),
-    staleTime: 60_000,
-    retry: false,
+    ...pageSignInOptions(sectorID),
     // A failed answer stays until asked again (the gate's "Try again"): every page frame reads this query,
     // and fetching again whenever one mounts would loop between the error page and the loading state.
     retryOnMount: false,

@@ -39,8 +39,8 @@ function subscribeNarrow(onChange: () => void): () => void {
   return () => query.removeEventListener('change', onChange);
 }
 
-/** Whether the screen is phone-narrow (re-rendered when that changes). */
-function useNarrow(): boolean {
+/** Whether the screen is phone-narrow (re-rendered when that changes): tables of their own (the audit log) turn to cards too. */
+export function useNarrow(): boolean {
   return useSyncExternalStore(subscribeNarrow, () => window.matchMedia(NARROW).matches, () => false);
 }
 

@@ -45,18 +45,40 @@ function waitText(seconds: number): string {
 }
 
 /**
- * An error in words (role=alert): the service's message, its field violations and
- * the request id to quote to an operator. Never a bare status code; an outage is
- * said as one (the form keeps its input). When it appears it scrolls into view and
- * takes focus, so the general error of a long form is seen where the user is,
- * unless focus already sits on a field the error marked invalid.
+ * Which field violations a form shows next to its own inputs: field names (a
+ * violation of `name`, `name.x` or `name[i]` is shown at `name`), or a test of
+ * the violation's field.
  */
-export function ErrorMessage({ error, title }: { error: unknown; title?: string }) {
-  if (!error) return null;
-  return <ErrorPanel error={error} title={title} />;
+type FieldsShown = readonly string[] | ((field: string) => boolean);
+
+/** The input a violation of `field` is shown at (its name), or undefined when the form does not show it. */
+function fieldShowing(field: string, fields: FieldsShown | undefined): string | undefined {
+  if (!fields) return undefined;
+  if (typeof fields === 'function') return fields(field) ? field : undefined;
+  return fields.find((name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`));
 }
 
-function ErrorPanel({ error, title }: { error: unknown; title?: string }) {
+/**
+ * An error in words (role=alert): the service's message, or its field violations,
+ * and the request id to quote to an operator. Never a bare status code; an outage
+ * is said as one (the form keeps its input). Violations the form shows at its
+ * inputs (`fields`) are not repeated: the panel asks to correct the marked fields
+ * and lists only the others. When it appears it scrolls into view and takes
+ * focus, so the general error of a long form is seen where the user is, unless
+ * focus already sits on a field the error marked invalid.
+ */
+export function ErrorMessage({ error, title, fields }: { error: unknown; title?: string; fields?: FieldsShown }) {
+  if (!error) return null;
+  return <ErrorPanel error={error} title={title} fields={fields} />;
+}
+
+/** "Correct the marked field." / "Correct the 3 marked fields." (`also`: before a list of further values). */
+function markedText(count: number, also: boolean): string {
+  const fields = count === 1 ? 'the marked field' : `the ${count} marked fields`;
+  return also ? `Correct ${fields}, and check these values:` : `Correct ${fields}.`;
+}
+
+function ErrorPanel({ error, title, fields }: { error: unknown; title?: string; fields?: FieldsShown }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const panel = ref.current;
@@ -66,13 +88,19 @@ function ErrorPanel({ error, title }: { error: unknown; title?: string }) {
     panel.focus({ preventScroll: true });
   }, []);
   const api = error instanceof ApiError ? error : null;
+  const outage = outageText(api);
+  const violations = !outage && api ? api.fieldViolations : [];
+  // The service's message repeats its violations ("Invalid request: email: …"), so with violations it is not shown.
+  const listed = violations.filter((v) => fieldShowing(v.field, fields) === undefined);
+  const marked = new Set(violations.map((v) => fieldShowing(v.field, fields)).filter((name) => name !== undefined)).size;
+  const text = outage ?? (violations.length === 0 ? errorText(error) : marked > 0 ? markedText(marked, listed.length > 0) : 'Check these values:');
   return (
     <div className="error-message" role="alert" tabIndex={-1} ref={ref}>
       {title ? <p className="error-title">{title}</p> : null}
-      <p>{outageText(api) ?? errorText(error)}</p>
-      {api && api.fieldViolations.length > 0 ? (
+      <p>{text}</p>
+      {listed.length > 0 ? (
         <ul>
-          {api.fieldViolations.map((v) => (
+          {listed.map((v) => (
             <li key={`${v.field}:${v.description}`}>
               <code>{v.field}</code>: {v.description}
             </li>

@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, seg } from '../../api/client';
 import { useAuth } from '../../auth/AuthContext';
 import { Button, EmptyState, ErrorMessage, Field, Loading, Page, Select, TextInput } from '../../ui';
+import { useNarrow } from '../../ui/DataTable';
 import { apiQueryOf, filtersOf, paramsOf, rangeError, TYPE_OPTIONS, type AuditEvent, type AuditEventType, type AuditFilters } from './auditFilters';
 import './audit.css';
 
@@ -54,6 +55,78 @@ function Party({ party, sectorID, inSector, side }: { party: AuditEvent['actor']
 /** The fields of an event the table's columns do not show. */
 function otherFields(e: AuditEvent): Record<string, unknown> {
   return { id: e.id, outcome: e.outcome, reason: e.reason, sectorID: e.sectorID, clientAddress: e.clientAddress, requestId: e.requestId, details: e.details };
+}
+
+/** A column of the events: its header and what an event shows under it. */
+interface EventColumn {
+  label: string;
+  cell: (e: AuditEvent) => ReactNode;
+}
+
+const CAPTION = 'Audit events of this sector';
+const detailsIdOf = (e: AuditEvent) => `audit-event-${e.id}`;
+
+/**
+ * The events as a table, each opened event's other fields in a row below it; on a
+ * phone-narrow screen as DataTable's cards (each field under its header), the opened
+ * fields at the foot of the card, so nothing scrolls sideways.
+ */
+function EventList({ rows, busy, columns, open }: { rows: AuditEvent[]; busy: boolean; columns: EventColumn[]; open: string | null }) {
+  const narrow = useNarrow();
+  const captionId = useId();
+  const details = (e: AuditEvent) => <pre className="audit-details">{JSON.stringify(otherFields(e), null, 2)}</pre>;
+  if (narrow) {
+    return (
+      <>
+        <p id={captionId} className="visually-hidden">{CAPTION}</p>
+        <ul className="table-cards audit-cards" aria-labelledby={captionId} aria-busy={busy || undefined}>
+          {rows.map((e) => (
+            <li key={e.id} className="table-card">
+              <dl>
+                {columns.map((c) => (
+                  <div key={c.label} className="table-card__item">
+                    <dt>{c.label}</dt>
+                    <dd>{c.cell(e)}</dd>
+                  </div>
+                ))}
+              </dl>
+              {open === e.id ? <div id={detailsIdOf(e)} className="audit-card-details">{details(e)}</div> : null}
+            </li>
+          ))}
+        </ul>
+      </>
+    );
+  }
+  return (
+    <div className="table-scroll">
+      <table className="table audit-table" aria-busy={busy || undefined}>
+        <caption className="visually-hidden">{CAPTION}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.label} scope="col">{c.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((e) => (
+            <Fragment key={e.id}>
+              <tr>
+                {columns.map((c) => (
+                  <td key={c.label} data-label={c.label}>{c.cell(e)}</td>
+                ))}
+              </tr>
+              {open === e.id ? (
+                <tr className="audit-details-row">
+                  <td colSpan={columns.length} id={detailsIdOf(e)}>{details(e)}</td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 function FilterForm({ filters, onApply }: { filters: AuditFilters; onApply: (filters: AuditFilters) => void }) {
@@ -137,6 +210,38 @@ export default function AuditPage() {
   const sectorUsers = new Set<string>((rows ?? []).filter((e) => e.target.kind === 'user' && e.target.id).map((e) => e.target.id));
   if (me && me.sectorID === sectorID) sectorUsers.add(me.sub);
 
+  const columns: EventColumn[] = [
+    { label: 'Time', cell: (e) => <EventTime unix={e.occurredAt} /> },
+    {
+      label: 'Type',
+      cell: (e) => (
+        <>
+          <code className="event-type">{e.type}</code>
+          {e.outcome === 'failure' ? (
+            <>
+              {' '}
+              <span className="badge badge-warn">failure</span>
+            </>
+          ) : null}
+        </>
+      ),
+    },
+    { label: 'Actor', cell: (e) => <Party party={e.actor} sectorID={sectorID} inSector={sectorUsers.has(e.actor.id)} side="Actor" /> },
+    { label: 'Target', cell: (e) => <Party party={e.target} sectorID={sectorID} inSector={e.target.kind === 'user'} side="Target" /> },
+    {
+      label: 'Details',
+      cell: (e) => {
+        const expanded = open === e.id;
+        return (
+          <Button variant="link" aria-expanded={expanded} aria-controls={expanded ? detailsIdOf(e) : undefined} onClick={() => setOpen(expanded ? null : e.id)}>
+            {expanded ? 'Hide' : 'Show'}
+            <span className="visually-hidden"> details of event {e.id}</span>
+          </Button>
+        );
+      },
+    },
+  ];
+
   const filtered = Object.values(filters).some(Boolean);
   const paged = cursors.length > 1 || next !== '';
   return (
@@ -162,70 +267,7 @@ export default function AuditPage() {
           <ErrorMessage error={events.error} title="The audit log could not be read." />
         ) : (
           <div className="table-block">
-            <div className="table-scroll">
-              <table className="table audit-table" aria-busy={events.isFetching || undefined}>
-                <caption className="visually-hidden">Audit events of this sector</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Actor</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {(rows ?? []).map((e) => {
-                    const expanded = open === e.id;
-                    const detailsId = `audit-event-${e.id}`;
-                    return (
-                      <Fragment key={e.id}>
-                        <tr>
-                          <td data-label="Time">
-                            <EventTime unix={e.occurredAt} />
-                          </td>
-                          <td data-label="Type">
-                            <code className="event-type">{e.type}</code>
-                            {e.outcome === 'failure' ? (
-                              <>
-                                {' '}
-                                <span className="badge badge-warn">failure</span>
-                              </>
-                            ) : null}
-                          </td>
-                          <td data-label="Actor">
-                            <Party party={e.actor} sectorID={sectorID} inSector={sectorUsers.has(e.actor.id)} side="Actor" />
-                          </td>
-                          <td data-label="Target">
-                            <Party party={e.target} sectorID={sectorID} inSector={e.target.kind === 'user'} side="Target" />
-                          </td>
-                          <td data-label="Details">
-                            <Button
-                              variant="link"
-                              aria-expanded={expanded}
-                              aria-controls={expanded ? detailsId : undefined}
-                              onClick={() => setOpen(expanded ? null : e.id)}
-                            >
-                              {expanded ? 'Hide' : 'Show'}
-                              <span className="visually-hidden"> details of event {e.id}</span>
-                            </Button>
-                          </td>
-                        </tr>
-                        {expanded ? (
-                          <tr className="audit-details-row">
-                            <td colSpan={5} id={detailsId}>
-                              <pre className="audit-details">
-                                {JSON.stringify(otherFields(e), null, 2)}
-                              </pre>
-                            </td>
-                          </tr>
-                        ) : null}
-                      </Fragment>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <EventList rows={rows ?? []} busy={events.isFetching} columns={columns} open={open} />
             {events.isLoading ? <Loading /> : null}
             {rows && rows.length === 0 && !events.isFetching ? (
               <EmptyState title={filtered ? 'No events match these filters.' : 'No events yet.'}>

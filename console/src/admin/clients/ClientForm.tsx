@@ -169,7 +169,7 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={client ? 'The app was not saved.' : 'The app was not created.'} />
+      <ErrorMessage error={save.error} title={client ? 'The app was not saved.' : 'The app was not created.'} fields={showJwks ? FIELDS : FIELDS.filter((k) => k !== 'jwksURI')} />
       {client ? (
         <p className="muted">
           Client ID <code>{client.clientID}</code> · {client.firstParty ? 'First-party' : 'Third-party'} app · created {formatDateTime(client.createdAt)} · updated{' '}

@@ -151,6 +151,8 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
     },
   });
   const headingId = `provider-${spec.name}-heading`;
+  // The violations shown at this kind's inputs (the others stay in the error's list).
+  const shown = (['enabled', ...fieldsOf(kind)] as Key[]).map((key) => `providers.${spec.name}.${key}`);
   const secretState = (key: 'clientSecret' | 'privateKeyPEM') => {
     const stored = key === 'clientSecret' ? view.clientSecretSet : view.privateKeyPEMSet;
     return stored ? 'One is stored (never shown). Leave blank to keep it; type a new one to replace it.' : 'None stored yet.';
@@ -165,7 +167,7 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
           </span>
           <CopyButton value={callback} name={`Copy the ${spec.title} redirect URI`} />
         </p>
-        <ErrorMessage error={save.error} title={`${spec.title} was not saved.`} />
+        <ErrorMessage error={save.error} title={`${spec.title} was not saved.`} fields={shown} />
         {spec.kinds.length > 1 ? (
           <fieldset>
             <legend>GitHub integration</legend>

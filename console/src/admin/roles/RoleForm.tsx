@@ -23,6 +23,8 @@ interface Values {
 }
 
 const FIELDS: Array<keyof Values> = ['name', 'description', 'permissions'];
+/** The fields a saved role's form shows (its name is fixed, so not an input). */
+const EDITED_FIELDS: Array<keyof Values> = ['description', 'permissions'];
 
 function fieldOf(field: string): keyof Values | undefined {
   return FIELDS.find((k) => field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`));
@@ -67,7 +69,7 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={role ? 'The role was not saved.' : 'The role was not created.'} />
+      <ErrorMessage error={save.error} title={role ? 'The role was not saved.' : 'The role was not created.'} fields={role ? EDITED_FIELDS : FIELDS} />
       {role ? (
         <p className="muted">
           Name <code>{role.name}</code> (fixed) · created {formatTime(role.createdAt)} · updated {formatTime(role.updatedAt)}

@@ -8,6 +8,7 @@ import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { SectorRole } from '../types';
 import { formatTime } from '../util';
 import { CreateRoleForm, EditRoleForm } from './RoleForm';
+import { refreshUserLists } from '../users/userLists';
 
 /**
  * The sector's roles: named sets of the permission strings its apps check. The
@@ -54,7 +55,7 @@ export default function RolesPage() {
       if (editing?.name === role.name) setEditing(null);
       void queryClient.invalidateQueries({ queryKey: ['roles', sectorID] });
       void queryClient.invalidateQueries({ queryKey: ['user-roles'] });
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
     },
   );
   const askDelete = deleting.ask;

@@ -52,7 +52,7 @@ function CreateSector({ onDone }: { onDone: () => void }) {
   return (
     <Section title="New sector" id="new-sector">
       <form aria-labelledby="new-sector-heading" onSubmit={handleSubmit((v) => create.mutate(v))} noValidate>
-        <ErrorMessage error={create.error} title="The sector was not created." />
+        <ErrorMessage error={create.error} title="The sector was not created." fields={FIELDS} />
         <div className="form-grid">
           <Field label="Sector name" required error={errors.name?.message}>
             {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: 'Enter a name.' })} />}

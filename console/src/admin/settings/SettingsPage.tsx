@@ -193,7 +193,7 @@ function SettingsForm({ sectorID, settings }: { sectorID: string; settings: Sect
 
   return (
     <form onSubmit={onSubmit} aria-label="Sector settings" noValidate>
-      <ErrorMessage error={serverError} title="The settings were not saved." />
+      <ErrorMessage error={serverError} title="The settings were not saved." fields={ALL_SETTING_KEYS} />
       {GENERAL_GROUPS.map((group) => (
         <Section key={group.id} title={group.title} id={`settings-${group.id}`}>
           {group.fields.map((spec) => (

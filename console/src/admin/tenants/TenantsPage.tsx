@@ -104,7 +104,7 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
   return (
     <Section title="Provision a tenant" id="provision">
       <form aria-labelledby="provision-heading" onSubmit={handleSubmit((v) => provision.mutate(v))} noValidate>
-        <ErrorMessage error={provision.error} title="The tenant was not provisioned." />
+        <ErrorMessage error={provision.error} title="The tenant was not provisioned." fields={FIELDS} />
         <div className="form-grid">
           <Field label="Name" required error={errors.name?.message} hint="1 to 200 characters.">
             {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: 'Enter a name.', maxLength: { value: 200, message: 'At most 200 characters.' } })} />}

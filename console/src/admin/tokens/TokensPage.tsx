@@ -97,7 +97,7 @@ export default function TokensPage() {
       {created && created.apiToken.sectorID === sectorID ? <NewTokenNotice created={created} onDismiss={() => setCreated(null)} /> : null}
       <Section title="Create a token" id="create-token">
         <form aria-labelledby="create-token-heading" noValidate onSubmit={handleSubmit((v) => create.mutate(v.name.trim()))}>
-          <ErrorMessage error={create.error} title="The token was not created." />
+          <ErrorMessage error={create.error} title="The token was not created." fields={['name']} />
           <div className="toolbar">
             <Field label="Token name" error={errors.name?.message} hint="A label, 1 to 200 characters, e.g. the service that uses it.">
               {(p) => <TextInput {...p} autoComplete="off" {...register('name', { required: 'Enter a name.', maxLength: { value: 200, message: 'At most 200 characters.' } })} />}

@@ -4,6 +4,7 @@ import { useAuth } from '../../auth/AuthContext';
 import { Button, ConfirmDialog, ErrorMessage, useConfirmedRemoval, useToast } from '../../ui';
 import { usersApi } from '../adminApi';
 import type { UserProfile } from '../types';
+import { refreshUserLists } from './userLists';
 
 /**
  * Whether the user may sign in, and the switch (PUT /users/{sub} with `disabled`).
@@ -20,7 +21,7 @@ export function AccountStatus({ user }: { user: UserProfile }) {
   const who = user.email || user.preferredUsername || user.sub;
 
   const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['users'] });
+    refreshUserLists(queryClient);
     void queryClient.invalidateQueries({ queryKey: ['user', user.sub] });
   };
   const disabling = useConfirmedRemoval(

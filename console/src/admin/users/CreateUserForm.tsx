@@ -4,6 +4,7 @@ import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Section, TextInput, useToast } from '../../ui';
 import { usersApi } from '../adminApi';
+import { refreshUserLists } from './userLists';
 
 interface Values {
   email: string;
@@ -15,7 +16,9 @@ interface Values {
 
 type Mode = 'create' | 'invite';
 
+/** The service's field of a violation -> the input that shows it. */
 const FIELD_OF: Record<string, keyof Values> = { email: 'email', username: 'username', 'profile.name': 'name', password: 'password', isAdmin: 'isAdmin', 'profile.email': 'email' };
+const SHOWN = Object.keys(FIELD_OF);
 
 /**
  * Creates a user with an initial password, or invites one: without a password the
@@ -42,7 +45,7 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
     onSuccess: (user, { m }) => {
       toast(m === 'invite' ? `Invitation sent to ${user.email}.` : `User ${user.email} created.`);
       reset();
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
     },
     onError: (error) => {
       if (!(error instanceof ApiError)) return;
@@ -71,7 +74,7 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
           void submit(mode.current)(e);
         }}
       >
-        <ErrorMessage error={create.error} title="The user was not created." />
+        <ErrorMessage error={create.error} title="The user was not created." fields={SHOWN} />
         <div className="form-grid">
           <Field label="Email" required error={errors.email?.message}>
             {(p) => <TextInput {...p} type="email" required autoComplete="off" {...register('email', { required: 'Enter an email address.' })} />}
@@ -86,7 +89,7 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
             {(p) => <TextInput {...p} type="password" autoComplete="new-password" {...register('password')} />}
           </Field>
         </div>
-        <Checkbox label="Administrator of this sector" {...register('isAdmin')} />
+        <Checkbox label="Administrator of this sector" error={errors.isAdmin?.message} {...register('isAdmin')} />
         <div className="form-actions">
           <Button type="submit" variant="primary" busy={create.isPending && create.variables?.m === 'create'} onClick={() => (mode.current = 'create')}>
             Create user

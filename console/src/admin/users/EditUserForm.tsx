@@ -10,6 +10,7 @@ import { formatTime } from '../util';
 import { AccountStatus } from './AccountStatus';
 import { UserRoles } from './UserRoles';
 import { ADDRESS_FIELDS, PROFILE_FIELDS, type AddressKey, type ProfileTextKey } from '../../api/profileFields';
+import { refreshUserLists } from './userLists';
 
 interface Values {
   profile: Record<ProfileTextKey, string> & { emailVerified: boolean; phoneNumberVerified: boolean; address: Record<AddressKey, string> };
@@ -24,6 +25,12 @@ function toValues(u: UserProfile, isAdmin: boolean): Values {
   profile.address = { ...u.address };
   return { profile, isAdmin };
 }
+
+/** The profile fields the form shows until all of them are asked for. */
+const FIRST_FIELDS: ProfileTextKey[] = ['name', 'givenName', 'familyName', 'email', 'phoneNumber', 'locale'];
+/** The violations the form shows at its inputs: with the first profile fields, and with all of them. */
+const FIRST_SHOWN = ['isAdmin', 'profile.emailVerified', 'profile.phoneNumberVerified', ...FIRST_FIELDS.map((k) => `profile.${k}`)];
+const ALL_SHOWN = [...FIRST_SHOWN, ...PROFILE_FIELDS.filter((f) => !FIRST_FIELDS.includes(f.key)).map((f) => `profile.${f.key}`), ...ADDRESS_FIELDS.map((f) => `profile.address.${f.key}`)];
 
 type Dirty = { profile?: Record<string, unknown> & { address?: Record<string, unknown> }; isAdmin?: boolean };
 
@@ -62,7 +69,7 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
     mutationFn: (v: Values) => withStepUp(() => usersApi.update(user.sub, toBody(v, dirtyFields as Dirty))),
     onSuccess: () => {
       toast('User updated.');
-      void queryClient.invalidateQueries({ queryKey: ['users'] });
+      refreshUserLists(queryClient);
       void queryClient.invalidateQueries({ queryKey: ['user', user.sub] });
       onDone();
     },
@@ -72,6 +79,8 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
         if (f.field.startsWith('profile.')) setError(f.field as 'profile.name', { type: 'server', message: f.description });
         if (f.field === 'isAdmin') setError('isAdmin', { type: 'server', message: f.description });
       }
+      // A violation of a field the short form hides opens all of them, so it is seen at its input.
+      if (error.fieldViolations.some((f) => ALL_SHOWN.includes(f.field) && !FIRST_SHOWN.includes(f.field))) setShowMore(true);
     },
   });
   const formRef = useRef<HTMLFormElement>(null);
@@ -80,10 +89,10 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
   }, [takeFocus]);
   const err = (key: string) => (errors.profile as Record<string, { message?: string }> | undefined)?.[key]?.message;
   const addressErr = (key: string) => (errors.profile?.address as Record<string, { message?: string }> | undefined)?.[key]?.message;
-  const visible = showMore ? PROFILE_FIELDS : PROFILE_FIELDS.filter((f) => ['name', 'givenName', 'familyName', 'email', 'phoneNumber', 'locale'].includes(f.key));
+  const visible = showMore ? PROFILE_FIELDS : PROFILE_FIELDS.filter((f) => FIRST_FIELDS.includes(f.key));
   return (
     <form ref={formRef} aria-labelledby={labelledBy} noValidate onSubmit={handleSubmit((v) => (isDirty ? save.mutate(v) : onDone()))}>
-      <ErrorMessage error={save.error} title="The user was not updated." />
+      <ErrorMessage error={save.error} title="The user was not updated." fields={showMore ? ALL_SHOWN : FIRST_SHOWN} />
       <p className="muted">
         Created {formatTime(user.createdAt)} · updated {formatTime(user.updatedAt)} · <code>{user.sub}</code>
       </p>

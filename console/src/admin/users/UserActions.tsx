@@ -10,6 +10,7 @@ import { usersApi } from '../adminApi';
 import { sectorPath } from '../nav';
 import type { UserListItem, UserProfile } from '../types';
 import { formatTime } from '../util';
+import { refreshUserLists } from './userLists';
 
 /**
  * What an admin can send a user or do to them, each through an existing operation:
@@ -38,7 +39,7 @@ export function UserActions({ user, listed, sectorID, who }: { user: UserProfile
     () => {
       toast(`User ${who} deleted.`);
       queryClient.removeQueries({ queryKey: ['user', user.sub] });
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
       navigate(sectorPath(sectorID, 'users'));
     },
   );
@@ -57,7 +58,7 @@ export function UserActions({ user, listed, sectorID, who }: { user: UserProfile
     action.run(async () => {
       const r = await usersApi.resendInvite(user.sub);
       toast(`Invitation sent again to ${user.email}; it expires ${formatTime(r.inviteExpiresAt)}.`);
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
     }, 'invite');
 
   return (

@@ -8,6 +8,7 @@ import { rolesApi } from '../adminApi';
 import { sectorPath } from '../nav';
 import { useSectorID } from '../sectorContext';
 import type { SectorRole, UserProfile, UserRoles as Held } from '../types';
+import { refreshUserLists } from './userLists';
 
 /**
  * The roles a user holds (ticked among the sector's roles, saved with
@@ -52,7 +53,7 @@ function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: 
     mutationFn: (names: string[]) => rolesApi.setForUser(user.sub, names),
     onSuccess: (result) => {
       queryClient.setQueryData(['user-roles', user.sub], result);
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
       toast(`Roles of ${who} saved.`);
     },
     // An unknown role was most likely deleted meanwhile: the list is read again (the ticked one stays, marked).
@@ -60,11 +61,15 @@ function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: 
   });
   // The service names an unknown role by its index in the request: shown beside that role.
   const violations = new Map<string, string>();
+  const shown = new Set<string>();
   if (save.error instanceof ApiError) {
     for (const v of save.error.fieldViolations) {
       const m = /^roles\[(\d+)\]$/.exec(v.field);
       const name = m ? save.variables?.[Number(m[1])] : undefined;
-      if (name) violations.set(name, v.description);
+      if (name && options.some((r) => r.name === name)) {
+        violations.set(name, v.description);
+        shown.add(v.field);
+      }
     }
   }
   const dirty = !sameSet(selected, held.roles);
@@ -79,7 +84,7 @@ function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: 
   }
   return (
     <>
-      <ErrorMessage error={save.error} title="The roles were not saved." />
+      <ErrorMessage error={save.error} title="The roles were not saved." fields={(field) => shown.has(field)} />
       {options.map((r) => (
         <Checkbox
           key={r.name}

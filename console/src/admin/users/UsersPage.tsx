@@ -9,6 +9,7 @@ import { formatTime, useDebounced } from '../util';
 import { CreateUserForm } from './CreateUserForm';
 import { EditUserForm } from './EditUserForm';
 import { userPath } from './userPath';
+import { refreshUserLists } from './userLists';
 
 /**
  * The sector's users: search (debounced), filters, sort and paging, all done by the
@@ -100,7 +101,7 @@ export default function UsersPage() {
     mutationFn: (u: UserListItem) => usersApi.resendInvite(u.sub),
     onSuccess: (r, u) => {
       toast(`Invitation sent again to ${u.email}; it expires ${formatTime(r.inviteExpiresAt)}.`);
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
     },
     onError: (error, u) => toast(`The invitation to ${u.email} was not sent: ${(error as Error).message}`, 'error'),
   });
@@ -109,7 +110,7 @@ export default function UsersPage() {
     (_r, u) => {
       toast(`User ${u.email} deleted.`);
       if (editing?.sub === u.sub) setEditing(null);
-      void queryClient.invalidateQueries({ queryKey: ['users', sectorID] });
+      refreshUserLists(queryClient, sectorID);
     },
   );
   const askDelete = deleting.ask;

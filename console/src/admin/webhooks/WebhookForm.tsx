@@ -104,7 +104,7 @@ function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={webhook ? 'The webhook was not saved.' : 'The webhook was not created.'} />
+      <ErrorMessage error={save.error} title={webhook ? 'The webhook was not saved.' : 'The webhook was not created.'} fields={FIELDS} />
       {webhook ? (
         <p className="muted">
           Created {formatTime(webhook.createdAt)} · updated {formatTime(webhook.updatedAt)}
