@@ -33,7 +33,7 @@ describe.each(['pooled', 'schema'] as const)('authorization-state cache across t
   });
 
   afterAll(async () => {
-    await b?.close({ keepDatabase: true });
+    await b?.close();
     await a?.close();
   });
 

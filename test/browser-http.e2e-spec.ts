@@ -101,7 +101,7 @@ describe('browser-facing HTTP', () => {
         expect((await preflight(t, '/api/v1/signup', origin)).status).toBe(204);
         await eventually(async () => (await preflight(other, '/api/v1/signup', origin)).status === 204, 5000, 'the other instance allowing the new origin');
       } finally {
-        await other.close({ keepDatabase: true });
+        await other.close();
       }
     });
   });

@@ -176,7 +176,7 @@ describe('tenant database servers', () => {
       expect(cache.listening).toBe(1);
       expect(await onSecond("SELECT pid FROM pg_stat_activity WHERE application_name = 'iam-auth-listener'")).toEqual([]);
     } finally {
-      await b.close({ keepDatabase: true });
+      await b.close();
     }
   });
 
@@ -235,7 +235,7 @@ describe('tenant database servers', () => {
     await t.sql(`UPDATE tenants SET schema_version = '' WHERE slug = 'late-second'`);
 
     const databaseName = t.databaseName;
-    await t.close({ keepDatabase: true });
+    await t.close();
     await second.stop();
     try {
       t = await startTestApp({ tenancyMode: 'pooled', databaseName, env: { TENANT_DATABASE_SERVERS: `second=${second.url}` } });

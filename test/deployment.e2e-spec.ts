@@ -19,7 +19,7 @@ import { expectWireError } from './support/contract';
 import { provisionTenant } from './support/factories';
 import { freePort } from './support/global-setup';
 import { SmsGateway } from './support/sms-gateway';
-import { adminQuery, dropTestDatabases, serverUrl, startTestApp, TestApp } from './support/test-app';
+import { adminQuery, serverUrl, startTestApp, TestApp, testDatabaseName } from './support/test-app';
 import { eventually } from './support/wait';
 
 jest.setTimeout(120_000);
@@ -98,15 +98,9 @@ describe('deployment details', () => {
   });
 
   describe('migrations as a separate step', () => {
-    const databases: string[] = [];
-    afterAll(async () => {
-      for (const d of databases) await dropTestDatabases(d);
-    });
-
     async function freshDatabase(): Promise<string> {
-      const name = `e2e_deploy_${Math.random().toString(16).slice(2, 10)}`;
+      const name = testDatabaseName();
       await adminQuery(`CREATE DATABASE "${name}"`);
-      databases.push(name);
       return name;
     }
 
@@ -150,7 +144,7 @@ describe('deployment details', () => {
         expect((await t.http().get('/readyz')).status).toBe(200);
         await provisionTenant(t);
       } finally {
-        await t.close({ keepDatabase: true });
+        await t.close();
       }
       expect((await cli('migration-status.js', db)).out).toContain('tenants: all up to date');
     });
@@ -158,17 +152,14 @@ describe('deployment details', () => {
 
   describe('SIGTERM', () => {
     const children: ChildProcess[] = [];
-    const databases: string[] = [];
-    afterAll(async () => {
+    afterAll(() => {
       for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-      for (const d of databases) await dropTestDatabases(d);
     });
 
     /** The built service as a child process on a fresh database of the test server. */
     async function startService(env: Record<string, string>) {
-      const name = `e2e_sigterm_${Math.random().toString(16).slice(2, 10)}`;
+      const name = testDatabaseName();
       await adminQuery(`CREATE DATABASE "${name}"`);
-      databases.push(name);
       const port = await freePort();
       const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
         cwd: ROOT,

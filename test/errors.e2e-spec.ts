@@ -1,13 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { withDatabase } from '../src/database/data-source-options';
 import { createApp } from '../src/main';
 import { SectorService } from '../src/sector/sector.service';
 import { expectWireError } from './support/contract';
 import { provisionTenant, ProvisionedTenant, seedUser } from './support/factories';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, adminQuery, dropTestDatabases, serverUrl, startTestApp, testConfig, TestApp } from './support/test-app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, adminQuery, serverUrl, startTestApp, testConfig, TestApp, testDatabaseName } from './support/test-app';
 
 describe('errors: every failure is the contract error body', () => {
   let t: TestApp;
@@ -224,7 +223,7 @@ async function startProxy(host: string, port: number): Promise<{ port: number; c
 }
 
 describe('errors: database outage', () => {
-  const databaseName = `e2e_${randomBytes(5).toString('hex')}`;
+  const databaseName = testDatabaseName();
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
   let http: () => ReturnType<typeof request>;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
@@ -245,7 +244,6 @@ describe('errors: database outage', () => {
 
   afterAll(async () => {
     await app?.close();
-    await dropTestDatabases(databaseName);
   });
 
   it('answers /readyz 503 UNAVAILABLE / DATABASE_UNAVAILABLE once the database is gone; /healthz stays 200', async () => {

@@ -218,7 +218,7 @@ describe('mail and SMS through the outbox (SMTP and SMS gateway configured)', ()
       const row = await outboxRow(t, a.tenantID, id);
       return row.attempts >= 1 && !!row.last_error && row.locked_until === null;
     });
-    await t.close({ keepDatabase: true });
+    await t.close();
 
     await smtp.start();
     t = await startTestApp({ databaseName: t.databaseName, env: env() });
@@ -269,8 +269,8 @@ describe('pending-mail hints in the main database (instances sharing one databas
   });
 
   afterAll(async () => {
-    await c?.close({ keepDatabase: true });
-    await b?.close({ keepDatabase: true });
+    await c?.close();
+    await b?.close();
     await a?.close();
     await smtp?.stop();
   });

@@ -27,7 +27,7 @@ import { withDatabase } from '../src/database/data-source-options';
 import { SealedColumns } from '../src/tenancy/sealed-columns';
 import { claimsOf, JWT, TRANSACTION_ID } from './support/contract';
 import { createUser, provisionTenant, ProvisionedTenant } from './support/factories';
-import { adminQuery, ADMIN_EMAIL, ADMIN_PASSWORD, dropTestDatabases, NO_THROTTLE, serverUrl, startTestApp, TestApp, testConfig } from './support/test-app';
+import { adminQuery, ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, serverUrl, startTestApp, TestApp, testConfig } from './support/test-app';
 import { sleep } from './support/wait';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
@@ -143,8 +143,7 @@ describe('master-key rotation', () => {
 
   afterAll(async () => {
     jest.restoreAllMocks();
-    await t?.close({ keepDatabase: true }).catch(() => undefined);
-    if (databaseName) await dropTestDatabases(databaseName);
+    await t?.close().catch(() => undefined);
   });
 
   it('seals everything under the old key (v2 with its kid; one v1 value from before key ids)', async () => {
@@ -172,7 +171,7 @@ describe('master-key rotation', () => {
       expect(verified.status).toBe(200);
       totpUsers.push({ tenant, email, secret });
     }
-    await t.close({ keepDatabase: true });
+    await t.close();
     t = undefined;
 
     const values = await sealedValues();

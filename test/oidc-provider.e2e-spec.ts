@@ -261,7 +261,7 @@ describe('OpenID Provider: issuers, registration, client credentials, introspect
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ active: true, client_id: clientId });
       } finally {
-        await second.close({ keepDatabase: true });
+        await second.close();
       }
     });
   });

@@ -125,7 +125,7 @@ describe('sessions and refresh tokens', () => {
       expectError(await other.http().get(`/api/v1/users/${sub}`).set(auth(s.token)), 401, 16, 'SESSION_REVOKED');
       expectError(await other.http().post('/api/v1/introspect').set(auth(a.adminToken)).send({ token: s.token }), 401, 16, 'SESSION_REVOKED');
     } finally {
-      await other.close({ keepDatabase: true });
+      await other.close();
     }
   });
 

@@ -158,7 +158,7 @@ describe('throttling of password attempts', () => {
       expectThrottled(await login(t, newAddress(), carol, PASSWORD));
       expectThrottled(await login(other, newAddress(), carol, PASSWORD));
     } finally {
-      await other.close({ keepDatabase: true });
+      await other.close();
     }
   });
 

@@ -260,7 +260,7 @@ describe('roles and permissions', () => {
         await deleteRole('ops');
         expect(await there()).toEqual([]);
       } finally {
-        await second.close({ keepDatabase: true });
+        await second.close();
       }
     });
 

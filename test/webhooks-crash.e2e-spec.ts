@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { withDatabase } from '../src/database/data-source-options';
 import { freePort } from './support/global-setup';
-import { adminQuery, dropTestDatabases, serverUrl } from './support/test-app';
+import { adminQuery, serverUrl, testDatabaseName } from './support/test-app';
 import { PER_ENDPOINT_IN_FLIGHT } from '../src/webhook/webhook-queue';
 import { eventually } from './support/wait';
 import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver';
@@ -88,7 +88,7 @@ class Service {
 }
 
 describe('webhook deliveries survive kill -9 of the service', () => {
-  const databaseName = `e2e_hookcrash_${Math.random().toString(16).slice(2, 10)}`;
+  const databaseName = testDatabaseName();
   const dataDir = mkdtempSync(join(tmpdir(), 'iam-hookcrash-'));
   const services: Service[] = [];
   const receivers: WebhookReceiver[] = [];
@@ -134,7 +134,6 @@ describe('webhook deliveries survive kill -9 of the service', () => {
       }
     }
     await Promise.all(receivers.map((r) => r.close()));
-    await dropTestDatabases(databaseName);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,10 +22,12 @@ export function freePort(): Promise<number> {
 /**
  * One PostgreSQL server for the whole run: the one TEST_DATABASE_URL names, or an
  * embedded one in a temporary directory. Each test file then makes its own main
- * database on it (test/support/test-app.ts).
+ * database on it (test/support/test-app.ts), dropped with the others of the run at its end.
  */
 export default async function globalSetup(): Promise<void> {
   Logger.overrideLogger(['error', 'warn']);
+  // Names this run's databases (test/support/test-app.ts), so that the teardown drops exactly those.
+  process.env.IAM_TEST_RUN = randomBytes(3).toString('hex');
   if (process.env.TEST_DATABASE_URL) {
     process.env.IAM_TEST_PG_URL = process.env.TEST_DATABASE_URL;
     return;

@@ -25,7 +25,7 @@ export const NO_THROTTLE = {
 export interface TestAppOptions {
   tenancyMode?: 'pooled' | 'schema';
   env?: Record<string, string>;
-  /** Reuse this main database (to restart the app on the same data); a new one by default. */
+  /** Reuse this main database (to restart the app on the same data); a new one of this run by default. */
   databaseName?: string;
   /** Listen on this port (e.g. so PUBLIC_URL can name it); a free one by default. */
   port?: number;
@@ -43,7 +43,8 @@ export interface TestApp {
   platformToken(): Promise<string>;
   /** Runs SQL on the main database. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  close(options?: { keepDatabase?: boolean }): Promise<void>;
+  /** Stops the app; its databases stay until the end of the run (dropRunDatabases). */
+  close(): Promise<void>;
 }
 
 /** The PostgreSQL server the run uses (set by global-setup). */
@@ -63,13 +64,33 @@ export async function adminQuery<T = Record<string, unknown>>(text: string, para
   }
 }
 
-/** Drops a test's main database and every tenant database made from it. */
-export async function dropTestDatabases(databaseName: string): Promise<void> {
-  const rows = await adminQuery<{ datname: string }>(
-    `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2) OR datname = $3`,
-    [databaseName, `${databaseName}_t_`, `${databaseName}_tpl`],
-  );
-  for (const { datname } of rows) await adminQuery(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+/** The prefix of every main database this test run makes (set by global-setup, one per run). */
+function runPrefix(): string {
+  return `e2e_${process.env.IAM_TEST_RUN ?? 'run'}_`;
+}
+
+/** A new main database name of this run (its tenants' databases and template are named after it). */
+export function testDatabaseName(): string {
+  return `${runPrefix()}${randomBytes(4).toString('hex')}`;
+}
+
+/** Drops these databases, a few at a time (PostgreSQL makes one checkpoint serve the drops that wait together). */
+async function dropDatabases(names: string[]): Promise<void> {
+  const queue = [...names];
+  const dropper = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  };
+  await Promise.all(Array.from({ length: Math.min(8, queue.length) }, dropper));
+}
+
+/**
+ * Drops every database this run made (global-teardown). Spec files leave theirs to this:
+ * each DROP DATABASE forces a checkpoint of the whole server, which made every spec
+ * file running beside it wait for the others' writes to reach the disk.
+ */
+export async function dropRunDatabases(): Promise<void> {
+  const rows = await adminQuery<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [runPrefix()]);
+  await dropDatabases(rows.map((r) => r.datname));
 }
 
 /** The configuration e2e apps boot with: on `databaseUrl`, a fresh data directory, pooled tenancy, cheap bcrypt, the run's HTTP adapter; `env` on top. */
@@ -97,7 +118,7 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
 
 /** Boots the real application on its own fresh main database on the test server, listening on a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const databaseName = options.databaseName ?? `e2e_${randomBytes(5).toString('hex')}`;
+  const databaseName = options.databaseName ?? testDatabaseName();
   if (!options.databaseName) await adminQuery(`CREATE DATABASE "${databaseName}"`);
   const databaseUrl = withDatabase(serverUrl(), databaseName);
   const config = testConfig(databaseUrl, { TENANCY_MODE: options.tenancyMode ?? 'pooled', ...options.env });
@@ -124,9 +145,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return platformToken;
     },
     sql: (text, params) => adminQuery(text, params, databaseName),
-    async close(closeOptions) {
+    async close() {
       await app.close();
-      if (!closeOptions?.keepDatabase) await dropTestDatabases(databaseName);
     },
   };
   return testApp;
