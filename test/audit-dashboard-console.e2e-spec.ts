@@ -10,7 +10,8 @@
  * - opens the audit log: every event, users linking to their page; filters by
  *   type and sees only that type; the filter is in the URL, and opening that URL
  *   again (a client-side navigation: tokens live in the page's memory, so no
- *   reload) shows the same filtered view; opens one event's details.
+ *   reload) shows the same filtered view; opens one event's details; at 390 px the
+ *   events are cards, nothing scrolls sideways and the details toggle still works.
  * Both screens are checked with axe (no serious or critical violations) in light
  * and dark mode and photographed at 1280 and 390 px to
  * test-artifacts/screenshots/console-dashboard*.png and console-audit*.png.
@@ -20,7 +21,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createUser, expectError, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -100,11 +101,7 @@ describe('console: a sector’s dashboard and audit log, in chromium', () => {
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-  });
+  afterAll(() => closeAll([context, browser], t));
 
   it('lands on the dashboard: the cards and the chart’s table show the API’s figures', async () => {
     await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: S() });
@@ -190,6 +187,26 @@ describe('console: a sector’s dashboard and audit log, in chromium', () => {
     expect(Object.keys(fields).sort()).toEqual(['clientAddress', 'details', 'id', 'outcome', 'reason', 'requestId', 'sectorID']);
     expect(fields.sectorID).toBe(S());
     await checkScreen('audit-details');
+
+    // At 390 px the events are cards, as DataTable's are: the page does not scroll sideways and each
+    // event's details toggle is on screen and works.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const cards = page.getByRole('list', { name: 'Audit events of this sector' });
+    await cards.waitFor();
+    await expect(page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).resolves.toBeLessThanOrEqual(390);
+    const hide = cards.getByRole('button', { name: `Hide details of event ${id}` });
+    await expect(hide.isVisible()).resolves.toBe(true);
+    const box = await hide.boundingBox();
+    expect(box !== null && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    await hide.click();
+    const show = cards.getByRole('button', { name: `Show details of event ${id}` });
+    await expect(show.getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.locator(`[id="audit-event-${id}"]`).count()).resolves.toBe(0);
+    await show.click();
+    await expect(hide.getAttribute('aria-expanded')).resolves.toBe('true');
+    await expect(details.isVisible()).resolves.toBe(true);
+    expect(JSON.parse(await details.innerText())).toEqual(fields);
+    await expect(page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).resolves.toBeLessThanOrEqual(390);
     await checkNarrow('audit');
 
     // Days in the browser's time zone: today's events are in today, none in tomorrow (the empty state says so).

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createSector, createUser, ProvisionedTenant, provisionTenant } from './support/factories';
 import { codeIn, FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
@@ -96,12 +96,7 @@ describe('browser sessions in chromium: reloads stay signed in, an ended session
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-    await smtp?.stop();
-  });
+  afterAll(() => closeAll([context, browser], t, smtp));
 
   it('keeps a platform admin signed in to /console across reloads, in two tabs reloading at once', async () => {
     await signInToConsole(page, t.baseUrl, { username: ADMIN_EMAIL, password: ADMIN_PASSWORD });

@@ -22,7 +22,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { closeAll, newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
 
@@ -103,11 +103,7 @@ describe('console: outages, redeploys and failed saves, in chromium', () => {
     browser = await startBrowser();
   });
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-  });
+  afterAll(() => closeAll([...contexts, browser], t));
 
   it('server down mid-navigation: the header stays, the screen says so, and "Try again" shows it once the service is back', async () => {
     const page = await openPage();
@@ -116,7 +112,7 @@ describe('console: outages, redeploys and failed saves, in chromium', () => {
     page.on('requestfailed', (r) => failures.push(r.url()));
 
     // The service stops (a real shutdown; the database stays for the restart).
-    await t.close({ keepDatabase: true });
+    await t.close();
     await nav(page).getByRole('link', { name: 'Webhooks', exact: true }).click();
     await panel(page).waitFor();
     expect(failures.some((u) => /\/console\/assets\/WebhooksPage-/.test(u))).toBe(true);

@@ -8,8 +8,9 @@
  * - changes the settings: a bad value shows the API's field violation beside the
  *   input, then is fixed and saved; the live template preview follows the typing,
  *   and the HTML preview runs sandboxed (a script in a template never runs);
- * - creates a user and invites another (the invitation mail arrives, with the
- *   subject just saved), finds them with the server-side search, resends the
+ * - creates a user (an address the service refuses is said once, beside its
+ *   input) and invites another (the invitation mail arrives, with the subject
+ *   just saved), finds them with the server-side search, resends the
  *   invitation (a second mail), edits a profile and the admin flag, and deletes a
  *   user after a confirmation;
  * - creates an API token (shown once, with a copy button), which the test uses
@@ -26,7 +27,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, signInToConsole, startBrowser } from './support/browser';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 
@@ -75,12 +76,7 @@ describe('admin console in chromium', () => {
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-    await smtp?.stop();
-  });
+  afterAll(() => closeAll([context, browser], t, smtp));
 
   it('a platform admin provisions a tenant with a first admin and reads it with ping and stats', async () => {
     await signInToConsole(page, t.baseUrl, { username: ADMIN_EMAIL, password: ADMIN_PASSWORD });
@@ -170,9 +166,18 @@ describe('admin console in chromium', () => {
     const created = `dana.${tag}@example.test`;
     await page.getByRole('button', { name: 'New user' }).click();
     const form = page.getByRole('form', { name: 'New user' });
-    await form.getByLabel(/^Email/).fill(created);
+    const email = form.getByLabel(/^Email/);
     await form.getByLabel('Full name').fill('Dana Example');
     await form.getByLabel(/^Initial password/).fill(`dana-${tag}-password`);
+    // An address only the service refuses: its violation is said once, beside the input; the error points there.
+    await email.fill(`dana.${tag}.example.test`);
+    await form.getByRole('button', { name: 'Create user' }).click();
+    const refused = form.getByRole('alert').filter({ hasText: 'The user was not created.' });
+    await refused.waitFor();
+    await waitUntil(async () => (await email.getAttribute('aria-invalid')) === 'true', 'the email violation beside the input');
+    await expect(page.getByText('must be an email address').count()).resolves.toBe(1);
+    await expect(refused.getByText('Correct the marked field.', { exact: true }).count()).resolves.toBe(1);
+    await email.fill(created);
     await form.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('status').filter({ hasText: /created/i }).first().waitFor();
 

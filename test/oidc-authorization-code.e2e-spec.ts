@@ -253,7 +253,7 @@ describe('OpenID Provider: authorization code flow', () => {
       const tokens = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.codeVerifier, expectedState: started.state, expectedNonce: started.nonce });
       expect(tokens.claims()?.sub).toBe(userSub);
     } finally {
-      await second.close({ keepDatabase: true });
+      await second.close();
     }
   });
 

@@ -26,7 +26,7 @@
  * If chromium cannot start, the spec fails.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PasskeyPage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { closeAll, PasskeyPage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -169,14 +169,7 @@ describe('OpenID Provider sign-in page in chromium: MFA, passkeys and mailed lin
     browser = await startBrowser();
   });
 
-  afterAll(async () => {
-    for (const p of passkeyPages) await p.close().catch(() => undefined);
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await app?.close();
-    await t?.close();
-    await smtp?.stop();
-  });
+  afterAll(() => closeAll([...passkeyPages, ...contexts, browser], app, t, smtp));
 
   it('password, then the one-time code of an authenticator app: the app gets a code and an ID token with amr pwd, otp, mfa', async () => {
     const username = `tess-${uniqueSlug('u')}`;

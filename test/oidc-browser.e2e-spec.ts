@@ -21,7 +21,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { closeAll, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -171,13 +171,7 @@ describe('OpenID Provider sign-in page in chromium', () => {
     browser = await startBrowser();
   });
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await app?.close();
-    await idp?.close();
-    await t?.close();
-  });
+  afterAll(() => closeAll([...contexts, browser], app, idp, t));
 
   it('signs a user in on the service’s page and delivers a code the app exchanges for an ID token and UserInfo', async () => {
     const { page, log } = await newPage();

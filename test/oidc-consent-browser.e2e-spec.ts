@@ -27,7 +27,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { closeAll, newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { claimsOf } from './support/contract';
 import { createSector, createUser, ProvisionedTenant, provisionTenant, uniqueSlug } from './support/factories';
 import { freePort } from './support/global-setup';
@@ -173,12 +173,7 @@ describe('OpenID Provider consent to a third-party app, in chromium', () => {
     browser = await startBrowser();
   });
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await redirect?.close();
-    await t?.close();
-  });
+  afterAll(() => closeAll([...contexts, browser], redirect, t));
 
   it('asks for consent after the sign-in; Allow delivers a code the app exchanges for an ID token', async () => {
     const { page, answers } = await newPage();

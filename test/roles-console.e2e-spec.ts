@@ -24,7 +24,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createUser, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -87,11 +87,7 @@ describe('console: a sector’s roles and a user’s roles, in chromium', () => 
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-  });
+  afterAll(() => closeAll([context, browser], t));
 
   it('creates a role with two permissions and lists it; a bad name is refused beside its field', async () => {
     await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });

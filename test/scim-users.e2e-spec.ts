@@ -263,7 +263,7 @@ describe('SCIM 2.0 Users: the contract', () => {
       expect({ status: gone.status, body: gone.body }).toEqual({ status: 404, body: scimError(404) });
       expect((await A.del(id)).status).toBe(404);
     } finally {
-      await second.close({ keepDatabase: true });
+      await second.close();
     }
   });
 

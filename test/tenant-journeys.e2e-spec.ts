@@ -33,7 +33,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
+import { closeAll, newConsolePage, requireConsoleBuild, seriousViolations, startBrowser } from './support/browser';
 import { createSector, createUser, provisionTenant, ProvisionedTenant } from './support/factories';
 import { freePort } from './support/global-setup';
 import { codeIn, FAST_WORKER, MAIL_FROM, ReceivedMail, startSmtpServer, TestSmtpServer } from './support/smtp';
@@ -153,12 +153,7 @@ describe("a tenant's sign-in journeys through its own addresses, in chromium", (
     browser = await startBrowser();
   });
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-    await smtp?.stop();
-  });
+  afterAll(() => closeAll([...contexts, browser], t, smtp));
 
   it("serves the staff sector's sign-in page under its address, named after the sector", async () => {
     const page = await newPage();
@@ -338,6 +333,12 @@ describe("a tenant's sign-in journeys through its own addresses, in chromium", (
 
   it("`/t/{tenant}/console` signs the tenant's first admin in to their own console", async () => {
     const page = await newPage();
+    // The sector's sign-in options, read once per page load: the address gate, the session restore,
+    // the sign-in page, the admin's roles and the console's header share one answer.
+    const optionReads: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/v1/sign-in-options') optionReads.push(request.url());
+    });
     await page.goto(`${origin}/t/${tenant.slug}/console`);
     await page.getByRole('heading', { level: 1, name: `Sign in to the console — ${defaultSectorName}` }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/t/${tenant.slug}/console/sign-in`);
@@ -347,6 +348,15 @@ describe("a tenant's sign-in journeys through its own addresses, in chromium", (
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
     await page.locator('.admin-header__user').getByText(tenant.adminEmail, { exact: true }).waitFor();
     expect(new URL(page.url()).pathname.startsWith(`/t/${tenant.slug}/console`)).toBe(true);
+    await page.waitForLoadState('networkidle');
+    expect(optionReads).toEqual([expect.stringContaining(`tenant=${tenant.slug}`)]);
+
+    // A fresh load of the console page, the session restored from its cookie: one read again.
+    optionReads.length = 0;
+    await page.reload();
+    await page.locator('.admin-header__user').getByText(tenant.adminEmail, { exact: true }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(optionReads).toEqual([expect.stringContaining(`tenant=${tenant.slug}`)]);
   });
 
   it('an address naming no sector of the tenant says there is no sign-in page there', async () => {

@@ -37,7 +37,7 @@ describe('moving a tenant to another database server', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await b?.close({ keepDatabase: true });
+    await b?.close();
     await a?.close();
     await second?.stop();
     if (secondDir) rmSync(secondDir, { recursive: true, force: true });

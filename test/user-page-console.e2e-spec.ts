@@ -28,7 +28,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, seriousViolations, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, seriousViolations, signInToConsole, startBrowser } from './support/browser';
 import { createUser, ProvisionedTenant, provisionTenant, tenantSql } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
@@ -110,12 +110,7 @@ describe('console: a user’s page, in chromium', () => {
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-    await smtp?.stop();
-  });
+  afterAll(() => closeAll([context, browser], t, smtp));
 
   it('opens the user from the list: profile, factor, linked account and two sessions', async () => {
     await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });

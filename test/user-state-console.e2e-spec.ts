@@ -19,7 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createUser, expectError, ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -66,11 +66,7 @@ describe('console: disabling and enabling a user, in chromium', () => {
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-  });
+  afterAll(() => closeAll([context, browser], t));
 
   it('disables a user after a confirmation: the list marks them, the Status filter finds them, and their sign-in is refused', async () => {
     expect((await signInAsTarget()).body.status).toBe('SUCCESS');

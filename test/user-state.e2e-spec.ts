@@ -110,7 +110,7 @@ describe('user state: disabling and enabling a user', () => {
       const fresh = (await signIn(user.username)).body.token;
       expect((await second.http().post('/api/v1/introspect').set(bearer(a.adminToken)).send({ token: fresh })).body).toMatchObject({ sub: user.sub });
     } finally {
-      await second.close({ keepDatabase: true });
+      await second.close();
     }
   });
 });

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import { PasskeyPage, serveTestPage, startBrowser, TestOrigin } from './support/browser';
+import { closeAll, PasskeyPage, serveTestPage, startBrowser, TestOrigin } from './support/browser';
 import { claimsOf, expectWireError, TRANSACTION_ID, UNIX, UUID } from './support/contract';
 import { createSector, createUser, provisionTenant, ProvisionedTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
@@ -86,12 +86,7 @@ describe('passkeys in chromium with a virtual authenticator', () => {
     page = await PasskeyPage.open(browser, site.origin);
   });
 
-  afterAll(async () => {
-    await page?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await site?.close();
-    await t?.close();
-  });
+  afterAll(() => closeAll([page, browser], site, t));
 
   it('registers a passkey from the profile page (operations 18 and 19)', async () => {
     const begin = await t.http().post('/api/v1/webauthn/registration/begin').set(bearer(ana.token)).send({ sectorID: S, keyName: 'This laptop' });

@@ -27,7 +27,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { ProvisionedTenant, provisionTenant } from './support/factories';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/wait';
@@ -101,12 +101,7 @@ describe('console: a sector’s webhooks, their secrets and delivery log, in chr
     ({ context, page } = await newConsolePage(browser, t.baseUrl));
   });
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await t?.close();
-    await receiver?.close();
-  });
+  afterAll(() => closeAll([context, browser], t, receiver));
 
   it('creates an endpoint, refused beside its fields first, and shows its secret once', async () => {
     await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });

@@ -119,6 +119,24 @@ export async function newConsolePage(browser: Browser, origin: string): Promise<
   return { context, page };
 }
 
+/** What a spec closes when it ends: a browser, context or page, the test app, a server, the mail catcher. */
+type Closable = { close(): Promise<unknown> } | { stop(): Promise<unknown> };
+
+/**
+ * A browser spec's teardown, in order: first the browser parts (pages, contexts, then
+ * the browser), whose errors are ignored (a failed test may have closed them already,
+ * or chromium may be gone); then the rest (the test app, servers, the mail catcher),
+ * whose errors fail the spec. What a failed `beforeAll` never made is undefined and skipped.
+ */
+export async function closeAll(browserParts: Array<Closable | undefined>, ...rest: Array<Closable | undefined>): Promise<void> {
+  for (const part of browserParts) if (part) await closeOne(part).catch(() => undefined);
+  for (const thing of rest) if (thing) await closeOne(thing);
+}
+
+function closeOne(thing: Closable): Promise<unknown> {
+  return 'stop' in thing ? thing.stop() : thing.close();
+}
+
 /** Launches chromium; a failure is an error naming the binary (the spec fails loudly). */
 export async function startBrowser(): Promise<Browser> {
   try {
