@@ -30,9 +30,10 @@ const e2e = {
 };
 
 module.exports = {
-  // The e2e specs spend most of their time waiting on PostgreSQL, the network, browsers and timers (on 2 cores,
-  // one worker left about half the CPU idle), so files run in one more worker than there are cores.
-  maxWorkers: availableParallelism() + 1,
+  // The e2e specs spend much of their time waiting on PostgreSQL, the network, browsers and timers: Jest's default
+  // (one worker fewer than the cores) left about half of a 2-core machine idle. One worker per core uses it; one
+  // more saturated it, and specs that check a deadline under load began to miss it.
+  maxWorkers: availableParallelism(),
   // Spec files run in a worker process that is replaced once it holds more than this after a file. Without it, a
   // 2-core machine (one worker) runs every file in Jest's own process, whose heap then grows with each file until it
   // runs out (what each file's modules leave behind is only freed with the process).

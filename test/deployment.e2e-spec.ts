@@ -210,8 +210,9 @@ describe('deployment details', () => {
       expect(service.output()).toContain('SIGTERM received: not ready any more');
     });
 
-    it('closes a request that outlives SHUTDOWN_TIMEOUT_MS and still exits in time', async () => {
-      const service = await startService({ SHUTDOWN_TIMEOUT_MS: '300', BCRYPT_COST: '15' });
+    it('closes a request that outlives SHUTDOWN_TIMEOUT_MS and still exits cleanly, before the forced exit', async () => {
+      // bcrypt at cost 14 (about a second, several on a loaded machine) outlives the 300 ms; the hash under way ends before the process does.
+      const service = await startService({ SHUTDOWN_TIMEOUT_MS: '300', BCRYPT_COST: '14' });
       const slow = service.http().post('/api/v1/login/password').send({ username: 'admin@sigterm.test', password: 'sigterm-admin-pw' }).then(
         (r) => ({ status: r.status }),
         (err: Error) => ({ error: err.message }),
@@ -220,8 +221,9 @@ describe('deployment details', () => {
       const sentAt = Date.now();
       service.child.kill('SIGTERM');
       const exit = await service.exited;
+      // Exit code 0 and before SHUTDOWN_TIMEOUT_MS + 10 s, when the service would force its exit with code 1.
       expect(exit.code).toBe(0);
-      expect(exit.at - sentAt).toBeLessThan(300 + 5000);
+      expect(exit.at - sentAt).toBeLessThan(300 + 10_000);
       expect(await slow).toEqual({ error: expect.any(String) });
       expect(service.output()).toContain('still running after SHUTDOWN_TIMEOUT_MS');
     });
