@@ -317,7 +317,12 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
           {mode === 'password' ? 'Sign in' : mode === 'code' ? 'Send me a code' : 'Email me a sign-in link'}
         </Button>
         {mode === 'code' ? <p className="hint">We send a code to the account's email address or phone; then you confirm with your password.</p> : null}
-        {findsOrganization ? <p className="hint">Signing in to an organization? Use your username followed by @ and its name, like <code>ada@acme</code>.</p> : null}
+        {findsOrganization ? (
+          <p className="hint">
+            Signing in to an organization? Use your username followed by @ and the organization’s name from its sign-in address, like <code>ada@acme</code> for{' '}
+            <code>/t/acme/…</code> or <code>ada@acme/shop</code> for <code>/t/acme/shop/…</code>.
+          </p>
+        ) : null}
       </form>
       <p className="divider">or</p>
       <div className="stack">
@@ -361,7 +366,9 @@ function OrganizationChooser({ area }: { area: Area }) {
         return;
       }
       setProblem('');
-      window.location.assign(`/t/${encodeURIComponent(found.options.tenantSlug)}/${area}/sign-in`);
+      const { tenantSlug, sectorSlug, isDefaultSector } = found.options;
+      const prefix = isDefaultSector ? `/t/${encodeURIComponent(tenantSlug)}` : `/t/${encodeURIComponent(tenantSlug)}/${encodeURIComponent(sectorSlug)}`;
+      window.location.assign(`${prefix}/${area}/sign-in`);
     });
   };
   return (
@@ -369,7 +376,7 @@ function OrganizationChooser({ area }: { area: Area }) {
       <summary>Go to your organization’s sign-in page</summary>
       <form onSubmit={go} className="stack" noValidate>
         <ErrorMessage error={error} />
-        <Field label="Organization" hint="Its short name, as in its sign-in address (/t/name/…)." error={problem || undefined}>
+        <Field label="Organization" hint="Its name as in its sign-in address: acme for /t/acme/…, acme/shop for /t/acme/shop/…." error={problem || undefined}>
           {(p) => <TextInput {...p} autoCapitalize="none" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} required />}
         </Field>
         <Button type="submit" busy={busy} disabled={!name.trim()}>Continue</Button>

@@ -59,17 +59,18 @@ export function useSignInOptions(sectorID: string) {
 }
 
 /**
- * The tenant a login name like `ada@acme` names (`acme`, a tenant's slug), or
+ * The sector a login name like `ada@acme` (`acme`: a tenant's slug, its default
+ * sector) or `ada@acme/shop` (`shop`: a sector of it by slug) names, or
  * undefined: the sign-in page's identifier-first step. Only the address's form
  * and the public list of tenants decide (no account is looked up, so the answer
  * says nothing of whether an account exists); an email address (its domain has
  * a dot) never matches.
  */
 export async function organizationOf(login: string): Promise<{ username: string; options: SignInOptions } | undefined> {
-  const match = /^(.+)@([a-z0-9][a-z0-9-]{0,61}[a-z0-9])$/.exec(login.trim());
+  const match = /^(.+)@([a-z0-9][a-z0-9-]{0,61}[a-z0-9])(?:\/([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?))?$/.exec(login.trim());
   if (!match) return undefined;
   try {
-    return { username: match[1], options: await api.getPublic<SignInOptions>('/api/v1/sign-in-options', { tenant: match[2] }) };
+    return { username: match[1], options: await api.getPublic<SignInOptions>('/api/v1/sign-in-options', { tenant: match[2], sector: match[3] }) };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return undefined;
     throw error;
