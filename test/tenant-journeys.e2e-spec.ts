@@ -316,6 +316,26 @@ describe("a tenant's sign-in journeys through its own addresses, in chromium", (
       ]);
     });
 
+    it('`{username}@{tenant}/{sector}` on the plain account sign-in finds a sector of the tenant: its second-factor step follows', async () => {
+      const email = `sam.${tag}@example.test`;
+      const password = `sam-${tag}-password`;
+      await createUser(t, tenant.adminToken, staffID, { email, username: `sam-${tag}`, password });
+      const page = await newPage();
+      await page.goto(`${origin}/account/sign-in`);
+      await page.getByLabel('Username or email').fill(`sam-${tag}@${tenant.slug}/staff`);
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/v1/login/password');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const res = await answered;
+      expect({ status: res.status(), sectorID: res.request().postDataJSON().sectorID, username: res.request().postDataJSON().username }).toEqual({
+        status: 200,
+        sectorID: staffID,
+        username: `sam-${tag}`,
+      });
+      // The staff sector requires MFA and Sam has no second factor yet.
+      await shows(page, page.getByRole('heading', { name: 'Set up a second factor' }));
+    });
+
     it("the organization disclosure opens the tenant's sign-in page, or says no organization has the name", async () => {
       const page = await newPage();
       await page.goto(`${origin}/console/sign-in`);
@@ -328,6 +348,12 @@ describe("a tenant's sign-in journeys through its own addresses, in chromium", (
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.waitForURL(`${origin}/t/${tenant.slug}/console/sign-in`);
       await page.getByRole('heading', { level: 1, name: `Sign in to the console — ${defaultSectorName}` }).waitFor();
+      // A sector of the tenant by its slug: that sector's own sign-in page.
+      await page.goto(`${origin}/account/sign-in`);
+      await page.getByText('Go to your organization’s sign-in page').click();
+      await page.getByLabel('Organization').fill(`${tenant.slug}/staff`);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.waitForURL(`${staffBase()}/account/sign-in`);
     });
   });
 
