@@ -28,7 +28,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { closeAll, checkAccessibleScreen, newConsolePage, requireConsoleBuild, seriousViolations, signInToConsole, startBrowser } from './support/browser';
+import { closeAll, checkAccessibleScreen, newConsolePage, pageWidth, requireConsoleBuild, seriousViolations, signInToConsole, startBrowser } from './support/browser';
 import { createUser, ProvisionedTenant, provisionTenant, tenantSql } from './support/factories';
 import { FAST_WORKER, MAIL_FROM, startSmtpServer, TestSmtpServer } from './support/smtp';
 import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
@@ -60,22 +60,6 @@ describe('console: a user’s page, in chromium', () => {
 
   /** axe in light and dark, and a screenshot of each. */
   const checkScreen = (name: string) => checkAccessibleScreen(page, `console-${name}`, SHOTS);
-
-  /** The page's width at 390 px, with what sticks out named when something does. */
-  async function pageWidth(): Promise<{ overflow: boolean; wider: string[] }> {
-    return page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const width = doc.documentElement.scrollWidth as number;
-      const wider =
-        width <= 390
-          ? []
-          : Array.from(doc.querySelectorAll('body *') as any[])
-              .filter((el) => el.getBoundingClientRect().right > 391)
-              .slice(0, 5)
-              .map((el) => `${el.tagName.toLowerCase()}.${String(el.className)} ${Math.round(el.getBoundingClientRect().right)}`);
-      return { overflow: width > 390, wider };
-    });
-  }
 
   const isFocused = (locator: ReturnType<Page['getByRole']>) => locator.evaluate((el) => el === (globalThis as any).document.activeElement);
 
@@ -181,7 +165,7 @@ describe('console: a user’s page, in chromium', () => {
   it('fits a 390 px screen: the page and the Users list scroll no sideways, and a row action is clickable', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('heading', { level: 1, name: target.name }).waitFor();
-    expect({ screen: 'user-page-390', ...(await pageWidth()) }).toEqual({ screen: 'user-page-390', overflow: false, wider: [] });
+    expect({ screen: 'user-page-390', ...(await pageWidth(page)) }).toEqual({ screen: 'user-page-390', overflow: false, wider: [] });
     await checkScreen('user-page-390');
 
     await main().getByRole('link', { name: 'All users' }).click();
@@ -189,7 +173,7 @@ describe('console: a user’s page, in chromium', () => {
     // The rows are cards: a list of the users, each action a button in reach.
     const list = page.getByRole('list', { name: 'Users of this sector' });
     await list.getByRole('link', { name: target.email }).waitFor();
-    expect({ screen: 'users-390', ...(await pageWidth()) }).toEqual({ screen: 'users-390', overflow: false, wider: [] });
+    expect({ screen: 'users-390', ...(await pageWidth(page)) }).toEqual({ screen: 'users-390', overflow: false, wider: [] });
     await checkScreen('user-page-list-390');
     const editButton = list.getByRole('button', { name: `Edit ${bystander}` });
     const box = await editButton.boundingBox();
@@ -208,7 +192,7 @@ describe('console: a user’s page, in chromium', () => {
       await page.getByRole('navigation', { name: /console/i }).getByRole('link', { name: link }).click();
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       if (name === 'tokens') await page.getByRole('list', { name: /tokens/i }).getByText(`ci-${tag}`).waitFor();
-      expect({ screen: `${name}-390`, ...(await pageWidth()) }).toEqual({ screen: `${name}-390`, overflow: false, wider: [] });
+      expect({ screen: `${name}-390`, ...(await pageWidth(page)) }).toEqual({ screen: `${name}-390`, overflow: false, wider: [] });
       await page.screenshot({ path: join(SHOTS, `console-user-page-${name}-390.png`), fullPage: true, style: '.toasts { display: none !important; }' });
     }
 

@@ -73,6 +73,44 @@ export async function checkAccessibleScreen(page: Page, name: string, shotsDir: 
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/** Whether the page scrolls sideways and, when it does, what sticks out. */
+export interface PageWidth {
+  overflow: boolean;
+  /**
+   * When it does: the page's scroll width, then up to five elements past the viewport's
+   * edge, outermost first, and up to five texts that run past it (tag, classes, right edge in px).
+   */
+  wider: string[];
+}
+
+/**
+ * The page's width against a `viewport`-px wide screen (default 390, a phone):
+ * `overflow` when `document.documentElement.scrollWidth` is larger, with what
+ * passes the viewport's right edge named for the failure message: the elements,
+ * and the texts that run out of their element's box (which no element's box shows).
+ */
+export async function pageWidth(page: Page, viewport = 390): Promise<PageWidth> {
+  return page.evaluate((limit) => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.scrollWidth as number;
+    if (width <= limit) return { overflow: false, wider: [] };
+    const name = (el: any, right: number) => `${el.tagName.toLowerCase()}.${String(el.className)} ${right.toFixed(1)}`;
+    const boxes = Array.from(doc.querySelectorAll('body *') as any[])
+      .filter((el) => el.getBoundingClientRect().right > limit)
+      .map((el) => name(el, el.getBoundingClientRect().right));
+    // Text that runs out of its element's box (an unbroken address, say): named by its element.
+    const texts: string[] = [];
+    const walker = doc.createTreeWalker(doc.body, 4 /* NodeFilter.SHOW_TEXT */);
+    const range = doc.createRange();
+    for (let node = walker.nextNode(); node && texts.length < 5; node = walker.nextNode()) {
+      range.selectNodeContents(node);
+      const right = range.getBoundingClientRect().right as number;
+      if (right > limit) texts.push(`text in ${name(node.parentElement, right)}: ${String(node.textContent).trim().slice(0, 60)}`);
+    }
+    return { overflow: true, wider: [`scrollWidth ${width}`, ...boxes.slice(0, 5), ...texts] };
+  }, viewport);
+}
+
 export interface ConsoleCredentials {
   username: string;
   password: string;
