@@ -85,7 +85,7 @@ describe('OpenAPI document and UI', () => {
     expect(schema).toBeDefined();
     const props = schema.properties!;
     expect(sorted(Object.keys(props))).toEqual(sorted(['sectorID', ...SECTOR_SETTINGS_FIELDS]));
-    expect(Object.keys(props)).toHaveLength(28);
+    expect(Object.keys(props)).toHaveLength(40);
     for (const f of INT64_FIELDS) expect({ f, type: props[f].type, format: props[f].format }).toEqual({ f, type: 'string', format: 'int64' });
     for (const f of BOOLEAN_FIELDS) expect({ f, type: props[f].type }).toEqual({ f, type: 'boolean' });
     expect(props.WebAuthnRPOrigins).toEqual(expect.objectContaining({ type: 'array', items: expect.objectContaining({ type: 'string' }) }));

@@ -35,6 +35,18 @@ function defaults(sectorID: string) {
     SessionIdleTimeoutSeconds: '604800',
     AuditRetentionDays: '365',
     SCIMSendInvitations: false,
+    BrandDisplayName: '',
+    BrandPrimaryColor: '',
+    BrandBackgroundColor: '',
+    BrandPrimaryColorDark: '',
+    BrandBackgroundColorDark: '',
+    TermsURL: '',
+    PrivacyURL: '',
+    SupportEmail: '',
+    DefaultLanguage: 'en',
+    LocalizedTemplates: {},
+    BrandLogoURL: '',
+    BrandFaviconURL: '',
   };
 }
 

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { SHIPPED_LANGUAGES } from '../common/languages';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { brandAssetUrl } from '../settings/settings.mapper';
 import { DomainError } from '../common/errors/domain-error';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScopes } from '../settings/sector-scope';
@@ -9,7 +12,8 @@ import { OAuthProviderRepository } from './oauth-provider.repository';
 /**
  * What a sign-in page needs to know of a sector before anyone signs in: its name
  * and slugs (the page's address), whether signup and sign-in links are open,
- * whether MFA follows a password, and which social buttons to show. Public, like
+ * whether MFA follows a password, which social buttons to show, and its look and
+ * language (branding settings, default language). Public, like
  * the sign-in operations; it reveals nothing a sign-in page would not show. The
  * sector is named by id, or by its tenant's slug and its own as in the pages'
  * addresses (`/t/{tenant}/{sector}/…`).
@@ -21,6 +25,7 @@ export class SignInOptionsService {
     private readonly directory: TenantDirectory,
     private readonly sectors: SectorRepository,
     private readonly providers: OAuthProviderRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async of(query: SignInOptionsQuery): Promise<SignInOptionsResponse> {
@@ -40,6 +45,20 @@ export class SignInOptionsService {
       mfaRequired: settings.mfaRequired,
       magicLinkLoginEnabled: settings.magicLinkLoginEnabled,
       providers: providers.filter((p) => p.enabled).map((p) => p.provider),
+      branding: {
+        displayName: settings.brandDisplayName || sector?.name || '',
+        logoURL: brandAssetUrl(this.config.publicUrl, scope.route.sectorId, 'logo', settings.brandLogoVersion),
+        faviconURL: brandAssetUrl(this.config.publicUrl, scope.route.sectorId, 'favicon', settings.brandFaviconVersion),
+        primaryColor: settings.brandPrimaryColor,
+        backgroundColor: settings.brandBackgroundColor,
+        primaryColorDark: settings.brandPrimaryColorDark,
+        backgroundColorDark: settings.brandBackgroundColorDark,
+        termsURL: settings.termsUrl,
+        privacyURL: settings.privacyUrl,
+        supportEmail: settings.supportEmail,
+      },
+      defaultLanguage: settings.defaultLanguage,
+      languages: [...SHIPPED_LANGUAGES],
     };
   }
 

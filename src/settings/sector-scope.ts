@@ -70,9 +70,11 @@ export class SectorScopes {
   }
 }
 
-/** A settings row shared between requests: frozen, arrays included, so no caller can change it for the others. */
+/** A settings row shared between requests: frozen, arrays and the per-language templates included, so no caller can change it for the others. */
 function frozen(row: SectorSettingsEntity | null): SectorSettingsEntity | null {
   if (!row) return row;
   for (const value of Object.values(row)) if (Array.isArray(value)) Object.freeze(value);
+  for (const templates of Object.values(row.localizedTemplates ?? {})) Object.freeze(templates);
+  Object.freeze(row.localizedTemplates);
   return Object.freeze(row);
 }

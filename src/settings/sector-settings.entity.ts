@@ -1,5 +1,8 @@
 import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+/** Language → template setting's wire name (OTPEmailSubject, …) → template. */
+export type LocalizedTemplates = Record<string, Record<string, string>>;
+
 /** Security settings of one sector; int64 columns come back from pg as strings. */
 @Entity({ name: 'sector_settings' })
 export class SectorSettingsEntity {
@@ -32,5 +35,20 @@ export class SectorSettingsEntity {
   @Column('bigint', { name: 'audit_retention_days' }) auditRetentionDays: string;
   /** A user a directory creates over SCIM with an email is mailed an invitation (else nothing is mailed). */
   @Column('boolean', { name: 'scim_send_invitations', default: false }) scimSendInvitations: boolean;
+  @Column('text', { name: 'brand_display_name', default: '' }) brandDisplayName: string;
+  @Column('text', { name: 'brand_primary_color', default: '' }) brandPrimaryColor: string;
+  @Column('text', { name: 'brand_background_color', default: '' }) brandBackgroundColor: string;
+  @Column('text', { name: 'brand_primary_color_dark', default: '' }) brandPrimaryColorDark: string;
+  @Column('text', { name: 'brand_background_color_dark', default: '' }) brandBackgroundColorDark: string;
+  @Column('text', { name: 'terms_url', default: '' }) termsUrl: string;
+  @Column('text', { name: 'privacy_url', default: '' }) privacyUrl: string;
+  @Column('text', { name: 'support_email', default: '' }) supportEmail: string;
+  /** A shipped language's code (src/common/languages.ts): the sector's pages and mails when the user's is unknown. */
+  @Column('text', { name: 'default_language', default: 'en' }) defaultLanguage: string;
+  /** Language → template setting (wire name) → template: the sector's mail templates in its other languages. */
+  @Column('jsonb', { name: 'localized_templates', default: {} }) localizedTemplates: LocalizedTemplates;
+  /** The uploaded logo's and favicon's versions ('' = none): part of their public addresses. */
+  @Column('text', { name: 'brand_logo_version', default: '' }) brandLogoVersion: string;
+  @Column('text', { name: 'brand_favicon_version', default: '' }) brandFaviconVersion: string;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

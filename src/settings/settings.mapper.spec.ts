@@ -13,10 +13,14 @@ describe('settings mapper', () => {
       sessionIdleTimeoutSeconds: '604800',
       auditRetentionDays: '365',
       webauthnRpOrigins: ['https://a.example'],
+      localizedTemplates: { de: { OTPEmailSubject: 'Ihr Code' } },
+      brandLogoVersion: 'v1',
+      brandFaviconVersion: '',
     });
-    const wire = toSettingsResponse(entity);
-    expect(Object.keys(wire)).toHaveLength(28);
+    const wire = toSettingsResponse(entity, 'https://id.example');
+    expect(Object.keys(wire)).toHaveLength(40);
     expect(wire).toMatchObject({ sectorID: 's', MFARequired: true, InviteExpirationHours: '168', AccessTokenDuration: '3600', WebAuthnRPOrigins: ['https://a.example'] });
+    expect(wire).toMatchObject({ LocalizedTemplates: { de: { OTPEmailSubject: 'Ihr Code' } }, BrandLogoURL: 'https://id.example/api/v1/branding/s/logo/v1', BrandFaviconURL: '' });
   });
 
   it('patches only the fields present, "0" meaning the default', () => {

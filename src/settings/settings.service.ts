@@ -6,7 +6,8 @@ import { AuthStateCache } from '../tenancy/auth-state-cache';
 import { TenantDb } from '../tenancy/tenant-db';
 import { resolveRelyingParty, settingsConfigureRelyingParty } from './relying-party';
 import { SectorSettingsResponse, UpdateSectorSettingsDto } from './dto/sector-settings.dto';
-import { SectorSettingsEntity } from './sector-settings.entity';
+import { LocalizedTemplates, SectorSettingsEntity } from './sector-settings.entity';
+import { contrastFailure } from './brand-colors';
 import { settingsFieldsSet, toSettingsPatch, toSettingsResponse } from './settings.mapper';
 import { SettingsRepository } from './settings.repository';
 import { relyingPartyViolations } from './settings.validation';
@@ -29,7 +30,7 @@ export class SettingsService {
   ) {}
 
   async get(scope: SectorScope): Promise<SectorSettingsResponse> {
-    return toSettingsResponse(await scope.settings());
+    return toSettingsResponse(await scope.settings(), this.config.publicUrl);
   }
 
   /**
@@ -55,16 +56,23 @@ export class SettingsService {
     const touchesRelyingParty = patch.webauthnRpId !== undefined || patch.webauthnRpOrigins !== undefined;
     // The names of the fields the request sets (never their values) go to the audit trail with the change.
     const fields = settingsFieldsSet(dto);
+    const touchesColors = BRAND_COLORS.some(([, primary, background]) => patch[primary] !== undefined || patch[background] !== undefined);
     const row = await scope.db.transaction(async (tx) => {
       if (patch.magicLinkUrl) await this.assertMagicLinkUrlAllowed(tx, sectorId, patch.magicLinkUrl);
       if (touchesRelyingParty) await this.assertRelyingPartyUsable(tx, sectorId, patch);
+      if (touchesColors || dto.LocalizedTemplates) {
+        // Checked and merged on the stored row, locked: concurrent updates cannot each pass alone and store a failing pair, or drop each other's languages.
+        const stored = await lockedSettings(tx, sectorId);
+        if (touchesColors) assertContrast({ ...stored, ...patch }, patch);
+        if (dto.LocalizedTemplates) patch.localizedTemplates = mergeLocalizedTemplates(stored.localizedTemplates, dto.LocalizedTemplates);
+      }
       const updated = await this.settings.update(tx, sectorId, patch);
       if (updated) await this.audit.record(tx, { type: 'settings.updated', sectorId, target: { kind: 'sector', id: sectorId }, details: { fields } });
       return updated;
     });
     if (!row) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
     this.cache.forget(scope.route.tenant, `s:${sectorId}`);
-    return toSettingsResponse(row);
+    return toSettingsResponse(row, this.config.publicUrl);
   }
 
   /** VALIDATION_FAILED naming MagicLinkURL when the links it would carry tokens to are not on a trusted https origin. */
@@ -77,9 +85,7 @@ export class SettingsService {
 
   /** VALIDATION_FAILED naming WebAuthnRPID or WebAuthnRPOrigins when the merged settings configure a relying party browsers would refuse. */
   private async assertRelyingPartyUsable(tx: TenantDb, sectorId: string, patch: Partial<SectorSettingsEntity>): Promise<void> {
-    const stored = await tx.manager.getRepository(SectorSettingsEntity).findOne({ where: { sectorId }, lock: { mode: 'pessimistic_write' } });
-    if (!stored) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
-    const merged = { ...stored, ...patch };
+    const merged = { ...(await lockedSettings(tx, sectorId)), ...patch };
     if (!settingsConfigureRelyingParty(merged)) return;
     const sector = await sectorFacts(tx, sectorId);
     const rp = resolveRelyingParty({ name: sector?.name ?? '', domain: sector?.domain ?? '', allowedOrigins: sector?.allowedOrigins ?? [] }, merged);
@@ -89,6 +95,44 @@ export class SettingsService {
       throw DomainError.invalidArgument(`Invalid request: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`, violations);
     }
   }
+}
+
+/** The light and dark colour pairs: mode, primary column, background column (and their wire names). */
+const BRAND_COLORS = [
+  ['light', 'brandPrimaryColor', 'brandBackgroundColor', 'BrandPrimaryColor', 'BrandBackgroundColor'],
+  ['dark', 'brandPrimaryColorDark', 'brandBackgroundColorDark', 'BrandPrimaryColorDark', 'BrandBackgroundColorDark'],
+] as const;
+
+/** The sector's settings row, locked for the rest of the transaction. */
+async function lockedSettings(tx: TenantDb, sectorId: string): Promise<SectorSettingsEntity> {
+  const stored = await tx.manager.getRepository(SectorSettingsEntity).findOne({ where: { sectorId }, lock: { mode: 'pessimistic_write' } });
+  if (!stored) throw DomainError.notFound(Reason.SECTOR_NOT_FOUND, 'No such sector.');
+  return stored;
+}
+
+/**
+ * VALIDATION_FAILED when the merged colours of a mode would miss WCAG AA contrast on the
+ * pages, naming the colour this request set (the one the failed rule concerns when it set both).
+ */
+function assertContrast(merged: SectorSettingsEntity, patch: Partial<SectorSettingsEntity>): void {
+  for (const [mode, primary, background, primaryWire, backgroundWire] of BRAND_COLORS) {
+    const failure = contrastFailure(mode, { primary: merged[primary], background: merged[background] });
+    if (!failure) continue;
+    const setPrimary = patch[primary] !== undefined;
+    const setBackground = patch[background] !== undefined;
+    const field = setPrimary && setBackground ? (failure.color === 'primary' ? primaryWire : backgroundWire) : setPrimary ? primaryWire : backgroundWire;
+    throw DomainError.invalidArgument(`Invalid request: ${field}: ${failure.message}`, [{ field, description: failure.message }]);
+  }
+}
+
+/** The stored per-language templates with those of the request: a language given replaces its own, `{}` removes it. */
+function mergeLocalizedTemplates(stored: LocalizedTemplates, given: LocalizedTemplates): LocalizedTemplates {
+  const merged: LocalizedTemplates = { ...stored };
+  for (const [language, templates] of Object.entries(given)) {
+    if (Object.keys(templates).length === 0) delete merged[language];
+    else merged[language] = { ...templates };
+  }
+  return merged;
 }
 
 /**

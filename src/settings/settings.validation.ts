@@ -1,5 +1,6 @@
 import Handlebars from 'handlebars';
 import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isShippedLanguage, SHIPPED_LANGUAGES } from '../common/languages';
 
 /** Compiles a template the way the mail module will, so a broken one is refused when saved. */
 function handlebarsError(template: string): string | undefined {
@@ -44,6 +45,35 @@ export function IsHttpUrlOrEmpty(options?: ValidationOptions): PropertyDecorator
           }
         },
       },
+    });
+}
+
+/** What is wrong with a `LocalizedTemplates` value (language → template setting → template), if anything. */
+function localizedTemplatesError(value: unknown, maxLengths: Readonly<Record<string, number>>): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of languages';
+  for (const [language, templates] of Object.entries(value)) {
+    if (!isShippedLanguage(language)) return `has the language "${language}"; the languages are ${SHIPPED_LANGUAGES.join(', ')}`;
+    if (typeof templates !== 'object' || templates === null || Array.isArray(templates)) return `${language} must be an object of templates`;
+    for (const [key, template] of Object.entries(templates as Record<string, unknown>)) {
+      const max = maxLengths[key];
+      if (max === undefined) return `${language} has "${key}", which is not a template setting (${Object.keys(maxLengths).join(', ')})`;
+      if (typeof template !== 'string') return `${language}.${key} must be a string`;
+      if (template.length > max) return `${language}.${key} must be at most ${max} characters`;
+      const broken = handlebarsError(template);
+      if (broken !== undefined) return `${language}.${key} must be a valid Handlebars template (${broken})`;
+    }
+  }
+  return undefined;
+}
+
+export function IsLocalizedTemplates(maxLengths: Readonly<Record<string, number>>, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isLocalizedTemplates',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: (args) => localizedTemplatesError(args.value, maxLengths) ?? 'is not valid', ...options },
+      validator: { validate: (value: unknown) => localizedTemplatesError(value, maxLengths) === undefined },
     });
 }
 

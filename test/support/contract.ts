@@ -50,6 +50,19 @@ export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'SessionIdleTimeoutSeconds',
   'AuditRetentionDays',
   'SCIMSendInvitations',
+  // A sector's look and language.
+  'BrandDisplayName',
+  'BrandPrimaryColor',
+  'BrandBackgroundColor',
+  'BrandPrimaryColorDark',
+  'BrandBackgroundColorDark',
+  'TermsURL',
+  'PrivacyURL',
+  'SupportEmail',
+  'DefaultLanguage',
+  'LocalizedTemplates',
+  'BrandLogoURL',
+  'BrandFaviconURL',
 ];
 
 /** A response as supertest gives it (only what the assertions read). */
