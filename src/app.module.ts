@@ -36,6 +36,7 @@ import { TenantModule } from './tenant/tenant.module';
 import { UserModule } from './user/user.module';
 import { RoleModule } from './role/role.module';
 import { WebhookModule } from './webhook/webhook.module';
+import { BrandingModule } from './branding/branding.module';
 import { ScimModule } from './scim/scim.module';
 import { WebAuthnModule } from './webauthn/webauthn.module';
 import { OAuthModule } from './oauth/oauth.module';
@@ -67,6 +68,7 @@ export class AppModule implements NestModule {
         KeysModule,
         UserModule,
         SettingsModule,
+        BrandingModule,
         TemplatePreviewModule,
         MailModule,
         SectorModule,

@@ -13,6 +13,7 @@ import { WebAuthnCredentialEntity } from './webauthn/webauthn-credential.entity'
 import { SessionEntity } from './session/session.entity';
 import { LinkedIdentityEntity } from './oauth/linked-identity.entity';
 import { OAuthProviderEntity } from './oauth/oauth-provider.entity';
+import { SectorAssetEntity } from './branding/sector-asset.entity';
 
 /**
  * The tables the ORM maps, listed at the composition root from the feature modules'
@@ -20,7 +21,7 @@ import { OAuthProviderEntity } from './oauth/oauth-provider.entity';
  */
 export const ENTITIES: EntityLists = {
   /** Every tenant database or schema (and the platform tenant in the main database). */
-  tenant: [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity, WebAuthnCredentialEntity, SessionEntity, OAuthProviderEntity, LinkedIdentityEntity],
+  tenant: [SectorEntity, SectorSettingsEntity, UserEntity, AuthTransactionEntity, ApiTokenEntity, OutboxEntity, OtpRegistrationEntity, WebAuthnCredentialEntity, SessionEntity, OAuthProviderEntity, LinkedIdentityEntity, SectorAssetEntity],
   /** The main database's directory. */
   main: [TenantEntity, SigningKeyEntity, SectorDirectoryEntity],
 };

@@ -161,6 +161,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sectors/{sectorID}/branding/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Upload the sector's logo or favicon (replacing the current one); its address is then in the settings' BrandLogoURL or BrandFaviconURL */
+        put: operations["BrandingController_upload"];
+        post?: never;
+        /** Remove the sector's logo or favicon (its pages show the built-in ones again) */
+        delete: operations["BrandingController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/branding/{sectorID}/{asset}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sector's logo or favicon, for its pages and mails (no credentials). The address changes with the image, so it may be cached for good; an old one answers 404. */
+        get: operations["BrandingController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sectors/{sectorID}/templates/preview": {
         parameters: {
             query?: never;
@@ -1600,6 +1635,44 @@ export interface components {
             AuditRetentionDays?: string;
             /** @description Mail an invitation to each user a directory creates over SCIM with an email (default false: nothing is mailed). */
             SCIMSendInvitations?: boolean;
+            /** @description The name the sector's public pages and mails show; empty means the sector's name. */
+            BrandDisplayName?: string;
+            /** @description Links, buttons and focus rings in light mode as `#rrggbb`; empty means the console theme's own. Refused when the page would miss WCAG AA contrast (4.5:1) with it. */
+            BrandPrimaryColor?: string;
+            /** @description The page background in light mode as `#rrggbb`; empty means the console theme's own. Refused when the page would miss WCAG AA contrast (4.5:1) with it. */
+            BrandBackgroundColor?: string;
+            /** @description Links, buttons and focus rings in dark mode as `#rrggbb`; empty means the console theme's own. Refused when the page would miss WCAG AA contrast (4.5:1) with it. */
+            BrandPrimaryColorDark?: string;
+            /** @description The page background in dark mode as `#rrggbb`; empty means the console theme's own. Refused when the page would miss WCAG AA contrast (4.5:1) with it. */
+            BrandBackgroundColorDark?: string;
+            /** @description Terms of service, linked from the public pages (http or https), or empty. */
+            TermsURL?: string;
+            /** @description Privacy policy, linked from the public pages (http or https), or empty. */
+            PrivacyURL?: string;
+            /** @description An address users may write to for help, shown on the public pages and in mails, or empty. */
+            SupportEmail?: string;
+            /**
+             * @description The language of the sector's pages and mails for users whose own is not known or not shipped.
+             * @enum {string}
+             */
+            DefaultLanguage?: "en" | "de" | "fr";
+            /**
+             * @description Mail templates in other languages than DefaultLanguage (whose templates are the top-level settings): language → template setting → template. A language given replaces that language's templates; `{}` removes them; languages not given keep theirs.
+             * @example {
+             *       "de": {
+             *         "PasswordResetEmailSubject": "Ihr Passwort zurücksetzen"
+             *       }
+             *     }
+             */
+            LocalizedTemplates?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Output only (ignored when sent): upload the logo with PUT /api/v1/sectors/{sectorID}/branding/logo. */
+            readonly BrandLogoURL?: string;
+            /** @description Output only (ignored when sent): upload the favicon with PUT /api/v1/sectors/{sectorID}/branding/favicon. */
+            readonly BrandFaviconURL?: string;
         };
         SectorSettingsResponse: {
             sectorID: string;
@@ -1655,7 +1728,56 @@ export interface components {
             AuditRetentionDays: string;
             /** @description Mail an invitation to each user a directory creates over SCIM with an email. */
             SCIMSendInvitations: boolean;
+            BrandDisplayName: string;
+            /** @example #0b6e4f */
+            BrandPrimaryColor: string;
+            BrandBackgroundColor: string;
+            BrandPrimaryColorDark: string;
+            BrandBackgroundColorDark: string;
+            TermsURL: string;
+            PrivacyURL: string;
+            SupportEmail: string;
+            /**
+             * @example en
+             * @enum {string}
+             */
+            DefaultLanguage: "en" | "de" | "fr";
+            LocalizedTemplates: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The uploaded logo's public address (it changes with the image), or empty. */
+            BrandLogoURL: string;
+            /** @description The uploaded favicon's public address (it changes with the image), or empty. */
+            BrandFaviconURL: string;
         };
+        UploadBrandAssetDto: {
+            /** @description The image, base64-encoded. Its type is read from its bytes: a PNG, JPEG, WebP or GIF image (an ICO too for the favicon), never SVG. The logo at most 256 KiB and 2048×2048 pixels, the favicon at most 64 KiB and 512×512. */
+            data: string;
+        };
+        BrandAssetResponse: {
+            sectorID: string;
+            /** @enum {string} */
+            asset: "logo" | "favicon";
+            /**
+             * @description The type read from the bytes.
+             * @example image/png
+             */
+            contentType: string;
+            /**
+             * Format: int64
+             * @example 5120
+             */
+            bytes: string;
+            /** @example 320 */
+            width: number;
+            /** @example 80 */
+            height: number;
+            /** @description Its public address, the same as the settings’ BrandLogoURL or BrandFaviconURL; a new image gets a new one. */
+            url: string;
+        };
+        DeleteBrandAssetResponse: Record<string, never>;
         PreviewTemplateDto: {
             /**
              * @description The message: invite, code (one-time code, mail and SMS), passwordReset; the others always use the built-in templates unless given here.
@@ -2605,6 +2727,28 @@ export interface components {
         LinkedIdentityIdResponse: {
             id: string;
         };
+        SignInBranding: {
+            /** @description The name the pages show: BrandDisplayName, else the sector's name. */
+            displayName: string;
+            /** @description The logo's address (BrandLogoURL), or empty for the built-in one. */
+            logoURL: string;
+            /** @description The favicon's address (BrandFaviconURL), or empty. */
+            faviconURL: string;
+            /** @description BrandPrimaryColor (#rrggbb), or empty. */
+            primaryColor: string;
+            /** @description BrandBackgroundColor, or empty. */
+            backgroundColor: string;
+            /** @description BrandPrimaryColorDark, or empty. */
+            primaryColorDark: string;
+            /** @description BrandBackgroundColorDark, or empty. */
+            backgroundColorDark: string;
+            /** @description TermsURL, or empty. */
+            termsURL: string;
+            /** @description PrivacyURL, or empty. */
+            privacyURL: string;
+            /** @description SupportEmail, or empty. */
+            supportEmail: string;
+        };
         SignInOptionsResponse: {
             sectorID: string;
             /** @description The sector's name, for the sign-in page's heading. */
@@ -2629,6 +2773,21 @@ export interface components {
              *     ]
              */
             providers: string[];
+            branding: components["schemas"]["SignInBranding"];
+            /**
+             * @description The sector's DefaultLanguage: the pages' language when neither the user's nor the browser's is one of `languages`.
+             * @example en
+             */
+            defaultLanguage: string;
+            /**
+             * @description The languages the pages and mails are available in.
+             * @example [
+             *       "en",
+             *       "de",
+             *       "fr"
+             *     ]
+             */
+            languages: string[];
         };
         OidcInteractionClient: {
             /** @description The app’s client_id at the issuer. */
@@ -3365,6 +3524,132 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SectorSettingsResponse"];
                 };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrandingController_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: "logo" | "favicon";
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadBrandAssetDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrandAssetResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrandingController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: "logo" | "favicon";
+                /** @description A sector id (UUID). */
+                sectorID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteBrandAssetResponse"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A refused request (invalid argument, unauthenticated, permission denied, not found, conflict, rate limited): the error body. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BrandingController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sectorID: string;
+                asset: "logo" | "favicon";
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image, of the type read from its bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error (see docs/errors.md) */
             default: {

@@ -111,6 +111,7 @@ export const Reason = {
   ROLE_NOT_FOUND: 'ROLE_NOT_FOUND',
   /** No such webhook in the sector (also another sector's or tenant's). */
   WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
+  BRAND_ASSET_NOT_FOUND: 'BRAND_ASSET_NOT_FOUND',
   // ALREADY_EXISTS
   TENANT_SLUG_TAKEN: 'TENANT_SLUG_TAKEN',
   SECTOR_SLUG_TAKEN: 'SECTOR_SLUG_TAKEN',
