@@ -18,6 +18,20 @@ describe('sign-in options', () => {
   });
   afterAll(async () => t?.close());
 
+  /** The branding of a sector that sets none: its own name, the built-in look. */
+  const unbranded = (displayName: string) => ({
+    displayName,
+    logoURL: '',
+    faviconURL: '',
+    primaryColor: '',
+    backgroundColor: '',
+    primaryColorDark: '',
+    backgroundColorDark: '',
+    termsURL: '',
+    privacyURL: '',
+    supportEmail: '',
+  });
+
   it("answers the platform's default sector without a sectorID, without credentials", async () => {
     const res = await t.http().get('/api/v1/sign-in-options').expect(200);
     expect(res.body).toEqual({
@@ -30,6 +44,9 @@ describe('sign-in options', () => {
       mfaRequired: false,
       magicLinkLoginEnabled: false,
       providers: [],
+      branding: unbranded(res.body.sectorName),
+      defaultLanguage: 'en',
+      languages: ['en', 'de', 'fr'],
     });
   });
 
@@ -59,6 +76,9 @@ describe('sign-in options', () => {
       mfaRequired: true,
       magicLinkLoginEnabled: true,
       providers: ['github'],
+      branding: unbranded(res.body.sectorName),
+      defaultLanguage: 'en',
+      languages: ['en', 'de', 'fr'],
     });
     expect(res.body.sectorName.length).toBeGreaterThan(0);
     expect(JSON.stringify(res.body)).not.toContain('client-secret');
