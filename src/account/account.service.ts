@@ -209,7 +209,7 @@ export class AccountService {
     const expiresAt = new Date(Date.now() + minutes * 60_000);
     await this.messages.inTransaction(scope, async (tx: TenantDb) => {
       await this.links.replace(tx, kind, user.id, user.email, hashSecretToken(token), expiresAt);
-      await this.messages.enqueue(tx, scope, ACCOUNT_LINKS[kind].mail, { email: user.email }, {
+      await this.messages.enqueue(tx, scope, ACCOUNT_LINKS[kind].mail, { email: user.email, locale: user.locale }, {
         link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS[kind].path, { ...linkParams, token, type: kind }),
         email: user.email,
         username: user.username,

@@ -1,7 +1,7 @@
 /**
- * The languages the service ships: its public pages and console have a catalogue for
- * each (console/src/i18n/locales/{code}), and its mails a text for each (src/mail/texts).
- * Adding one means adding both and its code here; a test checks that the three agree.
+ * The languages the service ships: its mails have a built-in text in each
+ * (src/mail/texts, checked by a test), and a sector's DefaultLanguage and per-language
+ * templates name one of them. Adding one means adding its texts and its code here.
  */
 export const SHIPPED_LANGUAGES = ['en', 'de', 'fr'] as const;
 

@@ -1,13 +1,17 @@
 import { loggableSubject } from './outbox-delivery';
-import { INVITE_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
+import { builtInMail, MAIL_TEXTS } from './texts';
 import { renderMail, renderSms, TemplateSet } from './mail-templates';
 
 const EMPTY: TemplateSet = { subject: '', text: '', html: '' };
+const INVITE_DEFAULTS = builtInMail('en', 'invite');
+const OTP_DEFAULTS = builtInMail('en', 'code');
+const PASSWORD_RESET_DEFAULTS = builtInMail('en', 'passwordReset');
+const OTP_SMS_DEFAULT = MAIL_TEXTS.en.codeSms;
 
 describe('renderMail', () => {
   it('uses the built-in defaults for empty (or blank) templates', () => {
     const mail = renderMail({ subject: '', text: '  ', html: '' }, INVITE_DEFAULTS, {
-      sectorName: 'Acme',
+      brandName: 'Acme',
       email: 'ann@acme.test',
       link: 'https://acme.test/invite?t=abc',
       expiresInHours: 168,
@@ -17,8 +21,8 @@ describe('renderMail', () => {
     expect(mail.text).toContain('https://acme.test/invite?t=abc');
     expect(mail.text).toContain('expires in 168 hours');
     // Handlebars also escapes `=` (as &#x3D;), which browsers read back as `=`.
-    expect(mail.html).toContain('<a href="https://acme.test/invite?t&#x3D;abc">');
-    expect(mail.html).toContain('<strong>Acme</strong>');
+    expect(mail.html).toContain('<a href="https://acme.test/invite?t&#x3D;abc" style="');
+    expect(mail.html).toContain('invited to Acme as ann@acme.test');
   });
 
   it("substitutes the sector's templates and every documented variable", () => {
@@ -90,7 +94,7 @@ describe('renderMail', () => {
 
 describe('renderSms', () => {
   it('uses the default for an empty template and does not escape', () => {
-    expect(renderSms('', OTP_SMS_DEFAULT, { code: '987654', sectorName: 'A&B', expiresInMinutes: 5 })).toBe(
+    expect(renderSms('', OTP_SMS_DEFAULT, { code: '987654', brandName: 'A&B', expiresInMinutes: 5 })).toBe(
       '987654 is your A&B verification code. It expires in 5 minutes.',
     );
   });

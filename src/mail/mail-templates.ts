@@ -1,8 +1,11 @@
 import Handlebars from 'handlebars';
-import type { TemplateSet } from './default-templates';
 
-/** A sector's templates for one kind of mail; an empty (or blank) one means the built-in default. */
-export type { TemplateSet };
+/** A mail's subject, text body and HTML body (Handlebars); a sector's empty (or blank) one means the built-in default. */
+export interface TemplateSet {
+  subject: string;
+  text: string;
+  html: string;
+}
 
 /** The documented template variables (docs/api.md, Templates); any other name renders empty. */
 export type TemplateVars = {
@@ -17,6 +20,18 @@ export type TemplateVars = {
   change?: string;
   /** The sign-in method added (notice mails): "passkey", "authenticator app", ... */
   factor?: string;
+  /** The mail's language (a shipped language's code): `duration` writes in it, `<html lang>` names it. */
+  language?: string;
+  /** The sector's BrandDisplayName, else its name. */
+  brandName?: string;
+  /** The sector's uploaded logo (absolute URL), or empty. */
+  logoURL?: string;
+  /** The sector's BrandPrimaryColor (else the theme's), and the label colour that contrasts with it. */
+  primaryColor?: string;
+  buttonTextColor?: string;
+  supportEmail?: string;
+  termsURL?: string;
+  privacyURL?: string;
 };
 
 export interface RenderedMail {
@@ -32,6 +47,19 @@ type Compiled = (vars: TemplateVars) => string;
 const handlebars = Handlebars.create();
 /** `{{plural expiresInMinutes "minute" "minutes"}}`: "1 minute", "30 minutes". */
 handlebars.registerHelper('plural', (count: unknown, one: unknown, many: unknown) => `${String(count)} ${Number(count) === 1 ? String(one) : String(many)}`);
+
+const DURATION_UNITS = new Set(['second', 'minute', 'hour', 'day']);
+
+/**
+ * `{{duration expiresInMinutes "minute"}}`: the amount written out in the mail's language
+ * (`language`), "15 minutes", "15 Minuten", "1 minute"; the unit is second, minute, hour or day.
+ */
+handlebars.registerHelper('duration', (count: unknown, unit: unknown, options: Handlebars.HelperOptions) => {
+  const language = String((options?.data?.root as TemplateVars | undefined)?.language || 'en');
+  const amount = Number(count);
+  if (!DURATION_UNITS.has(String(unit)) || !Number.isFinite(amount)) return String(count ?? '');
+  return new Intl.NumberFormat(language, { style: 'unit', unit: String(unit), unitDisplay: 'long' }).format(amount);
+});
 
 const CACHE_MAX = 500;
 const cache = new Map<string, Compiled>();

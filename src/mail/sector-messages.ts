@@ -6,44 +6,17 @@ import { SectorRepository } from '../sector/sector.repository';
 import { SectorScope } from '../settings/sector-scope';
 import { SectorSettingsEntity } from '../settings/sector-settings.entity';
 import { TenantDb } from '../tenancy/tenant-db';
-import { EMAIL_CHANGE_DEFAULTS, EMAIL_CHANGE_NOTICE_DEFAULTS, EMAIL_VERIFICATION_DEFAULTS, FACTOR_ADDED_DEFAULTS, INVITE_DEFAULTS, MAGIC_LINK_DEFAULTS, OTP_DEFAULTS, OTP_SMS_DEFAULT, PASSWORD_RESET_DEFAULTS } from './default-templates';
 import { RenderedMail, renderMail, renderSms, TemplateSet, TemplateVars } from './mail-templates';
 import { MailService } from './mail.service';
+import { builtInMail, inLanguage, MAIL_TEXTS } from './texts';
+import type { BuiltInKind } from './texts/mail-copy';
+import type { Language } from '../common/languages';
+import { defaultLanguageOf, hasSmsTemplate, mailLanguage, sectorTemplates } from './mail-language';
+import { labelColorOn, THEME } from '../settings/brand-colors';
+import { brandAssetUrl } from '../settings/settings.mapper';
 
-/** The messages a sector sends, each with the sector's templates and the built-in defaults. */
-export type MessageKind = 'invite' | 'code' | 'passwordReset' | 'magicLink' | 'emailVerification' | 'emailChange' | 'emailChangeNotice' | 'factorAdded';
-
-/** Kinds without sector templates (always the built-in defaults). */
-const NO_SECTOR_TEMPLATES = (): TemplateSet => ({ subject: '', text: '', html: '' });
-
-interface MessageTemplates {
-  mail: (s: SectorSettingsEntity) => TemplateSet;
-  mailDefaults: TemplateSet;
-  sms?: (s: SectorSettingsEntity) => string;
-  smsDefault?: string;
-}
-
-const TEMPLATES: Record<MessageKind, MessageTemplates> = {
-  invite: {
-    mail: (s) => ({ subject: s.inviteEmailSubject, text: s.inviteEmailBodyTemplate, html: s.inviteEmailBodyHtmlTemplate }),
-    mailDefaults: INVITE_DEFAULTS,
-  },
-  code: {
-    mail: (s) => ({ subject: s.otpEmailSubject, text: s.otpEmailBodyTemplate, html: s.otpEmailBodyHtmlTemplate }),
-    mailDefaults: OTP_DEFAULTS,
-    sms: (s) => s.otpSmsTemplate,
-    smsDefault: OTP_SMS_DEFAULT,
-  },
-  passwordReset: {
-    mail: (s) => ({ subject: s.passwordResetEmailSubject, text: s.passwordResetEmailBodyTemplate, html: s.passwordResetEmailBodyHtmlTemplate }),
-    mailDefaults: PASSWORD_RESET_DEFAULTS,
-  },
-  magicLink: { mail: NO_SECTOR_TEMPLATES, mailDefaults: MAGIC_LINK_DEFAULTS },
-  emailVerification: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_VERIFICATION_DEFAULTS },
-  emailChange: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_DEFAULTS },
-  emailChangeNotice: { mail: NO_SECTOR_TEMPLATES, mailDefaults: EMAIL_CHANGE_NOTICE_DEFAULTS },
-  factorAdded: { mail: NO_SECTOR_TEMPLATES, mailDefaults: FACTOR_ADDED_DEFAULTS },
-};
+/** The messages a sector sends, each with the sector's templates and the built-in texts of every language. */
+export type MessageKind = BuiltInKind;
 
 /** The page (and link type) a previewed message's sample link opens, as the real message's would. */
 const PREVIEW_LINKS: Partial<Record<MessageKind, { page: string; params?: Record<string, string> }>> = {
@@ -55,7 +28,7 @@ const PREVIEW_LINKS: Partial<Record<MessageKind, { page: string; params?: Record
 };
 
 /** Every message kind, in a stable order (request validation, the OpenAPI enum). */
-export const MESSAGE_KINDS = Object.keys(TEMPLATES) as MessageKind[];
+export const MESSAGE_KINDS: MessageKind[] = ['invite', 'code', 'passwordReset', 'magicLink', 'emailVerification', 'emailChange', 'emailChangeNotice', 'factorAdded'];
 
 /** Templates a preview renders instead of the sector's (absent: the sector's; empty: the built-in default). */
 export interface PreviewTemplates {
@@ -79,8 +52,8 @@ function rendered(field: string, render: () => string): string {
   }
 }
 
-/** Where a message goes: an email address, or a phone number for an SMS. */
-export type Recipient = { email: string } | { phone: string };
+/** Where a message goes: an email address, or a phone number for an SMS; with the recipient's `locale` when known. */
+export type Recipient = ({ email: string } | { phone: string }) & { locale?: string };
 
 /**
  * The one place that turns a sector's message into an outbox row: it renders the
@@ -114,18 +87,44 @@ export class SectorMessages {
     return url.href;
   }
 
+  /**
+   * Queues a message of `kind` in `tx`, in the recipient's language (their `locale` when
+   * the service ships it, else the sector's DefaultLanguage): the sector's own template
+   * for that language where it has one, else the built-in text of that language, with
+   * the sector's name, logo and colour.
+   */
   async enqueue(tx: TenantDb, scope: SectorScope, kind: MessageKind, to: Recipient, vars: TemplateVars): Promise<void> {
-    const templates = TEMPLATES[kind];
     const settings = await scope.settings();
-    const sector = await this.sectors.findById(tx, scope.route.sectorId);
-    const data = { ...vars, sectorName: sector?.name ?? '' };
+    const language = mailLanguage(to.locale, settings);
+    const data = await this.messageVars(tx, scope, settings, language, vars);
+    const own = sectorTemplates(settings, kind, language);
+    const tag = kind === 'code' ? 'otp' : kind;
     if ('phone' in to) {
-      if (!templates.sms || templates.smsDefault === undefined) throw new Error(`${kind} messages have no SMS template`);
-      await this.mail.enqueueSms(tx, { to: to.phone, body: renderSms(templates.sms(settings), templates.smsDefault, data), tag: kind === 'code' ? 'otp' : kind });
+      if (!hasSmsTemplate(kind)) throw new Error(`${kind} messages have no SMS template`);
+      await this.mail.enqueueSms(tx, { to: to.phone, body: renderSms(own.sms, MAIL_TEXTS[language].codeSms, data), tag });
       return;
     }
-    const rendered = renderMail(templates.mail(settings), templates.mailDefaults, data);
-    await this.mail.enqueueMail(tx, { to: to.email, ...rendered, tag: kind === 'code' ? 'otp' : kind });
+    await this.mail.enqueueMail(tx, { to: to.email, ...renderMail(own, builtInMail(language, kind), data), tag });
+  }
+
+  /** The variables every message gets besides the caller's: the language, the sector's name and look, and the caller's words in that language. */
+  private async messageVars(db: TenantDb, scope: SectorScope, settings: SectorSettingsEntity, language: Language, vars: TemplateVars): Promise<TemplateVars> {
+    const sector = await this.sectors.findById(db, scope.route.sectorId);
+    const primaryColor = settings.brandPrimaryColor || THEME.light.accent;
+    return {
+      ...vars,
+      ...(vars.change !== undefined && { change: inLanguage(language, vars.change) }),
+      ...(vars.factor !== undefined && { factor: inLanguage(language, vars.factor) }),
+      language,
+      sectorName: sector?.name ?? '',
+      brandName: settings.brandDisplayName || sector?.name || '',
+      logoURL: brandAssetUrl(this.config.publicUrl, scope.route.sectorId, 'logo', settings.brandLogoVersion),
+      primaryColor,
+      buttonTextColor: labelColorOn(primaryColor),
+      supportEmail: settings.supportEmail,
+      termsURL: settings.termsUrl,
+      privacyURL: settings.privacyUrl,
+    };
   }
 
   /**
@@ -134,32 +133,30 @@ export class SectorMessages {
    * name, expiries from its settings) and `overrides` in place of the sector's
    * templates. A template that does not render is INVALID_ARGUMENT naming its field.
    */
-  async preview(scope: SectorScope, kind: MessageKind, overrides: PreviewTemplates): Promise<RenderedPreview> {
-    const templates = TEMPLATES[kind];
-    if (overrides.sms !== undefined && !templates.sms) throw DomainError.invalidField('sms', `${kind} messages have no SMS template`);
+  async preview(scope: SectorScope, kind: MessageKind, overrides: PreviewTemplates, language?: Language): Promise<RenderedPreview> {
+    const hasSms = hasSmsTemplate(kind);
+    if (overrides.sms !== undefined && !hasSms) throw DomainError.invalidField('sms', `${kind} messages have no SMS template`);
     const settings = await scope.settings();
-    const sector = await this.sectors.findById(scope.db, scope.route.sectorId);
-    const data: TemplateVars = {
+    const lang = language ?? defaultLanguageOf(settings);
+    const data = await this.messageVars(scope.db, scope, settings, lang, {
       code: '123456',
       link: await this.linkUrl(scope.db, scope, PREVIEW_LINKS[kind]?.page ?? '/magic-link', { token: 'EXAMPLE-TOKEN', ...PREVIEW_LINKS[kind]?.params }),
       email: 'ada@example.com',
       username: 'ada',
-      sectorName: sector?.name ?? '',
       expiresInMinutes: kind === 'code' ? Math.ceil(this.config.otpCodeTtlSeconds / 60) : Number(settings.passwordResetTimeoutMinutes),
       expiresInHours: Number(settings.inviteExpirationHours),
       change: 'email address',
       factor: 'passkey',
-    };
-    const stored = templates.mail(settings);
+    });
+    const stored = sectorTemplates(settings, kind, lang);
+    const builtIn = builtInMail(lang, kind);
     const mail: TemplateSet = { subject: overrides.subject ?? stored.subject, text: overrides.text ?? stored.text, html: overrides.html ?? stored.html };
     // Each part rendered on its own (the others as defaults), so a failure names its field.
-    const part = <K extends keyof TemplateSet>(field: K): string =>
-      rendered(field, () => renderMail({ ...EMPTY_SET, [field]: mail[field] }, templates.mailDefaults, data)[field]);
+    const part = <K extends keyof TemplateSet>(field: K): string => rendered(field, () => renderMail({ ...EMPTY_SET, [field]: mail[field] }, builtIn, data)[field]);
     const out: RenderedPreview = { subject: part('subject'), text: part('text'), html: part('html') };
-    if (templates.sms && templates.smsDefault !== undefined) {
-      const sms = overrides.sms ?? templates.sms(settings);
-      const smsDefault = templates.smsDefault;
-      out.sms = rendered('sms', () => renderSms(sms, smsDefault, data));
+    if (hasSms) {
+      const sms = overrides.sms ?? stored.sms;
+      out.sms = rendered('sms', () => renderSms(sms, MAIL_TEXTS[lang].codeSms, data));
     }
     return out;
   }

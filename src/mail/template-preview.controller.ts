@@ -21,7 +21,7 @@ export class TemplatePreviewController {
   @ApiOperation({ summary: 'Render a message template with sample values (absent templates: the sector’s, or the built-in default)' })
   @ApiOkResponse({ type: TemplatePreviewResponse })
   async preview(@TargetScope() scope: SectorScope, @Body() body: PreviewTemplateDto): Promise<TemplatePreviewResponse> {
-    const { kind, subject, text, html, sms } = body;
-    return this.messages.preview(scope, kind, { subject, text, html, sms });
+    const { kind, subject, text, html, sms, language } = body;
+    return this.messages.preview(scope, kind, { subject, text, html, sms }, language);
   }
 }

@@ -36,6 +36,8 @@ const FACTOR_NAMES: Record<OtpRegistrationEntity['type'], string> = { totp: 'aut
 export interface CodeRecipient {
   email: string;
   username: string;
+  /** The user's language, for the code's message. */
+  locale: string;
 }
 
 /**
@@ -126,7 +128,7 @@ export class OtpService {
       }
       const code = newOtpCode();
       await this.otp.storeCode(tx, registration.id, this.box.mac(OTP_CODE_MAC, codeMacInput(registration.id, code)), this.config.otpCodeTtlSeconds, this.config.otpMaxAttempts);
-      await this.enqueueCode(tx, target.scope, registration, code, { email: user.email, username: user.username });
+      await this.enqueueCode(tx, target.scope, registration, code, { email: user.email, username: user.username, locale: user.locale });
     });
     return { registrationID: registration.id, type: registration.type, secret: '', otpauthURL: '' };
   }
@@ -199,7 +201,7 @@ export class OtpService {
           target: { kind: 'user', id: target.id },
           details: { factor: row.type, registrationID: row.id },
         });
-        if (user?.email) await this.messages.enqueue(tx, target.scope, 'factorAdded', { email: user.email }, { username: user.username, factor: FACTOR_NAMES[row.type] });
+        if (user?.email) await this.messages.enqueue(tx, target.scope, 'factorAdded', { email: user.email, locale: user.locale }, { username: user.username, factor: FACTOR_NAMES[row.type] });
       }
       return marked;
     });
@@ -207,7 +209,7 @@ export class OtpService {
 
   /** Queues a code (mail or SMS, with the sector's code template) in the caller's transaction. */
   enqueueCode(tx: TenantDb, scope: SectorScope, registration: OtpRegistrationEntity, code: string, recipient: CodeRecipient): Promise<void> {
-    const to = registration.type === 'sms' ? { phone: registration.destination } : { email: registration.destination };
+    const to = registration.type === 'sms' ? { phone: registration.destination, locale: recipient.locale } : { email: registration.destination, locale: recipient.locale };
     return this.messages.enqueue(tx, scope, 'code', to, {
       code,
       email: recipient.email,

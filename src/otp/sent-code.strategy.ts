@@ -91,7 +91,7 @@ export class SentCodeStrategy implements FactorStrategy<string, SendCode>, OnMod
       if (!(await this.transactions.setPending(t, tx.id, PENDING_CODE.key, pending, OTP_ASSURANCE.challengeType))) {
         throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
       }
-      await this.otp.enqueueCode(t, scope, registration, code, { email: user.email, username: user.username });
+      await this.otp.enqueueCode(t, scope, registration, code, { email: user.email, username: user.username, locale: user.locale });
     });
     return done;
   }

@@ -211,7 +211,7 @@ export class UserService {
       if (pendingEmail !== undefined) await this.mailEmailChange(tx, scope, user, pendingEmail);
       if (self && (emailChanges || phoneChanges) && user.email !== '') {
         const change = [emailChanges && 'email address', phoneChanges && 'phone number'].filter(Boolean).join(' and ');
-        await this.messages.enqueue(tx, scope, 'emailChangeNotice', { email: user.email }, { username: user.username, change });
+        await this.messages.enqueue(tx, scope, 'emailChangeNotice', { email: user.email, locale: user.locale }, { username: user.username, change });
       }
       // The names of the stored fields the update sets, never their values (the internal email trust flag aside).
       const fields = Object.keys(patch).filter((f) => f !== 'emailAdminSet').sort();
@@ -245,7 +245,7 @@ export class UserService {
     const token = newRoutedId(scope.route.tenant.id);
     const expiresAt = new Date(Date.now() + EMAIL_LINK_HOURS * 3_600_000);
     await this.links.replace(tx, 'email-change', user.id, email, hashSecretToken(token), expiresAt);
-    await this.messages.enqueue(tx, scope, 'emailChange', { email }, {
+    await this.messages.enqueue(tx, scope, 'emailChange', { email, locale: user.locale }, {
       link: await this.messages.linkUrl(tx, scope, ACCOUNT_LINKS['email-change'].path, { token, type: 'email-change' }),
       email,
       username: user.username,
@@ -338,7 +338,7 @@ export class UserService {
 
   /** Queues the invitation mail: its link is the sector's MagicLinkURL (where allowed), else PUBLIC_URL/invite, with the token. */
   private async enqueueInvite(tx: TenantDb, scope: SectorScope, settings: SectorSettingsEntity, user: UserEntity, invitation: Invitation): Promise<void> {
-    return this.messages.enqueue(tx, scope, 'invite', { email: user.email }, {
+    return this.messages.enqueue(tx, scope, 'invite', { email: user.email, locale: user.locale }, {
       link: await this.messages.linkUrl(tx, scope, '/invite', { token: invitation.token }),
       email: user.email,
       username: user.username,

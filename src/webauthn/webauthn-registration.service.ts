@@ -157,7 +157,7 @@ export class WebAuthnRegistrationService {
       if (!completed) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The registration was completed or expired meanwhile.');
       await this.credentials.insert(t, row);
       await this.audit.record(t, { type: 'mfa.enrolled', sectorId: scope.route.sectorId, target: { kind: 'user', id: caller.userId }, details: { factor: 'webauthn', credentialID: row.credentialId } });
-      if (user.email) await this.messages.enqueue(t, scope, 'factorAdded', { email: user.email }, { username: user.username, factor: 'passkey' });
+      if (user.email) await this.messages.enqueue(t, scope, 'factorAdded', { email: user.email, locale: user.locale }, { username: user.username, factor: 'passkey' });
     });
     return { sub: caller.userId, type: 'public-key' };
   }

@@ -1792,6 +1792,11 @@ export interface components {
             html?: string;
             /** @description SMS template (Handlebars); only for kind "code". */
             sms?: string;
+            /**
+             * @description The language to render in: the sector's templates of that language (LocalizedTemplates, or the top-level ones for DefaultLanguage) and its built-in texts. Default: the sector's DefaultLanguage.
+             * @enum {string}
+             */
+            language?: "en" | "de" | "fr";
         };
         TemplatePreviewResponse: {
             /** @description The subject line (line breaks become spaces). */

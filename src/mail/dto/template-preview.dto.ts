@@ -3,6 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_KINDS, type MessageKind } from '../sector-messages';
 import { IsHandlebarsTemplate } from '../../settings/settings.validation';
 import { SMS_MAX, SUBJECT_MAX, TEMPLATE_MAX } from '../../settings/dto/sector-settings.dto';
+import { Language, SHIPPED_LANGUAGES } from '../../common/languages';
 
 /**
  * Body of POST /api/v1/sectors/{sectorID}/templates/preview: the message kind and
@@ -29,6 +30,10 @@ export class PreviewTemplateDto {
   @ApiPropertyOptional({ description: 'SMS template (Handlebars); only for kind "code".' })
   @IsOptional() @IsString() @MaxLength(SMS_MAX) @IsHandlebarsTemplate()
   sms?: string;
+
+  @ApiPropertyOptional({ enum: SHIPPED_LANGUAGES, description: "The language to render in: the sector's templates of that language (LocalizedTemplates, or the top-level ones for DefaultLanguage) and its built-in texts. Default: the sector's DefaultLanguage." })
+  @IsOptional() @IsIn(SHIPPED_LANGUAGES, { message: `must be one of ${SHIPPED_LANGUAGES.join(', ')}` })
+  language?: Language;
 }
 
 /** The message rendered with sample values, exactly as the service would send it. */
