@@ -34,10 +34,11 @@ function defaultInvite(link: string, sectorName: string, hours = 168) {
     ].join('\n'),
     html: [
       '<!doctype html>',
-      '<html><body style="font-family: sans-serif; line-height: 1.5">',
+      '<html lang="en"><body style="font-family: sans-serif; line-height: 1.5">',
       '<p>Hello,</p>',
-      `<p>You have been invited to <strong>${sectorName}</strong> as ada@example.com.</p>`,
-      `<p><a href="${htmlEscaped(link)}">Accept the invitation</a></p>`,
+      `<p>You have been invited to ${sectorName} as ada@example.com.</p>`,
+      // The button in the sector's primary colour (the theme's here), its label in the colour that contrasts with it.
+      `<p><a href="${htmlEscaped(link)}" style="display: inline-block; padding: 0.6em 1.2em; border-radius: 6px; background: #1f5fbf; color: #ffffff; text-decoration: none; font-weight: 600">Accept the invitation</a></p>`,
       `<p>The link expires in ${hours} hours. If you did not expect this invitation, ignore this mail.</p>`,
       '</body></html>',
       '',
