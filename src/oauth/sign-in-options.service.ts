@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SHIPPED_LANGUAGES } from '../common/languages';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { brandAssetUrl } from '../settings/settings.mapper';
+import { labelColorOn } from '../settings/brand-colors';
 import { DomainError } from '../common/errors/domain-error';
 import { SectorRepository } from '../sector/sector.repository';
 import { SectorScopes } from '../settings/sector-scope';
@@ -50,8 +51,10 @@ export class SignInOptionsService {
         logoURL: brandAssetUrl(this.config.publicUrl, scope.route.sectorId, 'logo', settings.brandLogoVersion),
         faviconURL: brandAssetUrl(this.config.publicUrl, scope.route.sectorId, 'favicon', settings.brandFaviconVersion),
         primaryColor: settings.brandPrimaryColor,
+        primaryTextColor: settings.brandPrimaryColor && labelColorOn(settings.brandPrimaryColor),
         backgroundColor: settings.brandBackgroundColor,
         primaryColorDark: settings.brandPrimaryColorDark,
+        primaryTextColorDark: settings.brandPrimaryColorDark && labelColorOn(settings.brandPrimaryColorDark),
         backgroundColorDark: settings.brandBackgroundColorDark,
         termsURL: settings.termsUrl,
         privacyURL: settings.privacyUrl,

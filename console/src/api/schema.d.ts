@@ -2741,10 +2741,14 @@ export interface components {
             faviconURL: string;
             /** @description BrandPrimaryColor (#rrggbb), or empty. */
             primaryColor: string;
+            /** @description The label colour on primaryColor (white or #111111, whichever contrasts more), or empty. */
+            primaryTextColor: string;
             /** @description BrandBackgroundColor, or empty. */
             backgroundColor: string;
             /** @description BrandPrimaryColorDark, or empty. */
             primaryColorDark: string;
+            /** @description The label colour on primaryColorDark, or empty. */
+            primaryTextColorDark: string;
             /** @description BrandBackgroundColorDark, or empty. */
             backgroundColorDark: string;
             /** @description TermsURL, or empty. */

@@ -19,8 +19,10 @@ export class SignInBranding {
   @ApiProperty({ description: "The logo's address (BrandLogoURL), or empty for the built-in one." }) logoURL: string;
   @ApiProperty({ description: "The favicon's address (BrandFaviconURL), or empty." }) faviconURL: string;
   @ApiProperty({ description: 'BrandPrimaryColor (#rrggbb), or empty.' }) primaryColor: string;
+  @ApiProperty({ description: 'The label colour on primaryColor (white or #111111, whichever contrasts more), or empty.' }) primaryTextColor: string;
   @ApiProperty({ description: 'BrandBackgroundColor, or empty.' }) backgroundColor: string;
   @ApiProperty({ description: 'BrandPrimaryColorDark, or empty.' }) primaryColorDark: string;
+  @ApiProperty({ description: 'The label colour on primaryColorDark, or empty.' }) primaryTextColorDark: string;
   @ApiProperty({ description: 'BrandBackgroundColorDark, or empty.' }) backgroundColorDark: string;
   @ApiProperty({ description: 'TermsURL, or empty.' }) termsURL: string;
   @ApiProperty({ description: 'PrivacyURL, or empty.' }) privacyURL: string;
