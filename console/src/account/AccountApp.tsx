@@ -11,6 +11,7 @@ import { PasswordSection } from './PasswordSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
 import { StepUpProvider } from './StepUp';
+import { BrandFooter, BrandLogo, useBrandLook, useSectorBranding } from '../signin/brandLook';
 
 const PARTS = [
   { id: 'profile', label: 'Profile' },
@@ -29,6 +30,8 @@ export default function AccountApp() {
   const location = useLocation();
   const sub = me!.sub;
   const profile = useQuery({ queryKey: ['account', sub, 'profile'], queryFn: () => accountApi.profile(sub) });
+  const branding = useSectorBranding(me?.sectorID);
+  useBrandLook(branding);
 
   const leave = async () => {
     const sector = me?.sectorID;
@@ -40,6 +43,7 @@ export default function AccountApp() {
     <>
       <a className="skip-link" href="#main">Skip to content</a>
       <header className="app-header">
+        <BrandLogo branding={branding} />
         <span className="brand">Your account</span>
         <nav aria-label="Account sections">
           <ul>
@@ -65,6 +69,7 @@ export default function AccountApp() {
           <SessionsSection sub={sub} />
           <AppsSection sub={sub} />
         </StepUpProvider>
+        <BrandFooter branding={branding} />
       </Page>
       </ScreenBoundary>
     </>

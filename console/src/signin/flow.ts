@@ -36,10 +36,12 @@ export function useSignInContext() {
   const data = options.data;
   return useMemo(() => ({
     sectorID: (loadedAddress ? data?.sectorID : sector) || undefined,
-    sectorName: data?.sectorName ?? '',
+    // The name the sector's pages show: its BrandDisplayName, which the service falls back to its name.
+    sectorName: data?.branding?.displayName || data?.sectorName || '',
     providers: (data?.providers ?? []).filter((p): p is SocialProvider => (SOCIAL_PROVIDERS as readonly string[]).includes(p)),
     selfSignUpAllowed: data?.selfSignUpAllowed ?? false,
     magicLinkLoginEnabled: data?.magicLinkLoginEnabled ?? false,
+    branding: data?.branding,
     optionsError: options.error,
     next,
   }), [sector, data, options.error, next]);

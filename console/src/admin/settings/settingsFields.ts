@@ -75,7 +75,7 @@ export const TEMPLATE_GROUPS: TemplateGroup[] = [
     text: 'OTPEmailBodyTemplate',
     html: 'OTPEmailBodyHTMLTemplate',
     sms: 'OTPSMSTemplate',
-    variables: ['code', 'email', 'username', 'sectorName', 'expiresInMinutes'],
+    variables: ['code', 'email', 'username', 'sectorName', 'brandName', 'expiresInMinutes'],
   },
   {
     kind: 'invite',
@@ -83,7 +83,7 @@ export const TEMPLATE_GROUPS: TemplateGroup[] = [
     subject: 'InviteEmailSubject',
     text: 'InviteEmailBodyTemplate',
     html: 'InviteEmailBodyHTMLTemplate',
-    variables: ['link', 'email', 'username', 'sectorName', 'expiresInHours'],
+    variables: ['link', 'email', 'username', 'sectorName', 'brandName', 'expiresInHours'],
   },
   {
     kind: 'passwordReset',
@@ -91,7 +91,7 @@ export const TEMPLATE_GROUPS: TemplateGroup[] = [
     subject: 'PasswordResetEmailSubject',
     text: 'PasswordResetEmailBodyTemplate',
     html: 'PasswordResetEmailBodyHTMLTemplate',
-    variables: ['link', 'email', 'username', 'sectorName', 'expiresInMinutes'],
+    variables: ['link', 'email', 'username', 'sectorName', 'brandName', 'expiresInMinutes'],
   },
 ];
 
