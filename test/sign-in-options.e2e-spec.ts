@@ -6,6 +6,7 @@
  * unknown or malformed sectors. The service serves the pages at those addresses.
  */
 import { createSector, expectError, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
+import { unbranded } from './support/contract';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('sign-in options', () => {
@@ -17,22 +18,6 @@ describe('sign-in options', () => {
     tenant = await provisionTenant(t);
   });
   afterAll(async () => t?.close());
-
-  /** The branding of a sector that sets none: its own name, the built-in look. */
-  const unbranded = (displayName: string) => ({
-    displayName,
-    logoURL: '',
-    faviconURL: '',
-    primaryColor: '',
-    primaryTextColor: '',
-    backgroundColor: '',
-    primaryColorDark: '',
-    primaryTextColorDark: '',
-    backgroundColorDark: '',
-    termsURL: '',
-    privacyURL: '',
-    supportEmail: '',
-  });
 
   it("answers the platform's default sector without a sectorID, without credentials", async () => {
     const res = await t.http().get('/api/v1/sign-in-options').expect(200);

@@ -65,6 +65,24 @@ export const SECTOR_SETTINGS_FIELDS: readonly string[] = [
   'BrandFaviconURL',
 ];
 
+/** The sign-in options' branding of a sector that sets none: its own name, the built-in look. */
+export function unbranded(displayName: string) {
+  return {
+    displayName,
+    logoURL: '',
+    faviconURL: '',
+    primaryColor: '',
+    primaryTextColor: '',
+    backgroundColor: '',
+    primaryColorDark: '',
+    primaryTextColorDark: '',
+    backgroundColorDark: '',
+    termsURL: '',
+    privacyURL: '',
+    supportEmail: '',
+  };
+}
+
 /** A response as supertest gives it (only what the assertions read). */
 export type WireResponse = { status: number; body: unknown; headers: Record<string, string> };
 export type ErrorBody = { code: number; message: string; details: Array<Record<string, unknown>> };
