@@ -28,6 +28,9 @@ describe('checkImage', () => {
   it('refuses SVG, text, empty, too large and too many pixels, saying why', () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>');
     expect(checkImage('logo', svg)).toBe('must be a PNG, JPEG, WebP or GIF image; this is an SVG image (it may carry script)');
+    for (const bare of ['<svg xmlns="http://www.w3.org/2000/svg"/>', '<?xml version="1.0"?>\n<!-- drawn -->\n<svg viewBox="0 0 1 1"></svg>']) {
+      expect(checkImage('favicon', Buffer.from(bare))).toBe('must be an ICO, PNG, JPEG, WebP or GIF image; this is an SVG image (it may carry script)');
+    }
     expect(checkImage('logo', Buffer.from('just some text, renamed logo.png'))).toBe('must be a PNG, JPEG, WebP or GIF image; these bytes are not an image of those types');
     expect(checkImage('favicon', Buffer.alloc(0))).toBe('must be an ICO, PNG, JPEG, WebP or GIF image; it is empty');
     expect(checkImage('favicon', pngHeader(16, 16, 70 * 1024))).toBe('must be at most 64 KiB; it is 70 KiB');

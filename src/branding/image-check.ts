@@ -28,6 +28,10 @@ export interface CheckedImage {
   version: string;
 }
 
+/** An XML or SVG document's opening (a BOM, blanks, a prolog, comments or a doctype may come first). */
+const SVG_START = /^\uFEFF?\s*(<\?xml[^>]*>\s*|<!--[\s\S]*?-->\s*|<!DOCTYPE[^>]*>\s*)*<svg[\s>/]/i;
+const SVG_NAMED = 'an SVG image (it may carry script)';
+
 /**
  * Checks uploaded bytes for `asset`: the type is read from the bytes themselves (never
  * SVG, which can carry script), then the size in bytes and pixels. The problem, as a
@@ -37,6 +41,8 @@ export function checkImage(asset: BrandAsset, bytes: Buffer): CheckedImage | str
   const rule = RULES[asset];
   if (bytes.length === 0) return `must be ${rule.typeNames}; it is empty`;
   if (bytes.length > rule.maxBytes) return `must be at most ${rule.maxBytes / 1024} KiB; it is ${Math.ceil(bytes.length / 1024)} KiB`;
+  // An SVG is named as such even when image-size cannot read its dimensions.
+  if (SVG_START.test(bytes.subarray(0, 4096).toString('utf8'))) return `must be ${rule.typeNames}; this is ${SVG_NAMED}`;
   let size: ReturnType<typeof imageSize>;
   try {
     size = imageSize(bytes);
@@ -44,7 +50,7 @@ export function checkImage(asset: BrandAsset, bytes: Buffer): CheckedImage | str
     return `must be ${rule.typeNames}; these bytes are not an image of those types`;
   }
   const contentType = size.type ? rule.types[size.type] : undefined;
-  if (!contentType) return `must be ${rule.typeNames}; this is ${size.type === 'svg' ? 'an SVG image (it may carry script)' : `a ${String(size.type).toUpperCase()} image`}`;
+  if (!contentType) return `must be ${rule.typeNames}; this is ${size.type === 'svg' ? SVG_NAMED : `a ${String(size.type).toUpperCase()} image`}`;
   const { width, height } = size;
   if (!width || !height) return `must be ${rule.typeNames} with a width and a height`;
   if (width > rule.maxPixels || height > rule.maxPixels) return `must be at most ${rule.maxPixels}×${rule.maxPixels} pixels; it is ${width}×${height}`;
