@@ -130,16 +130,18 @@ const browserSessionPath = (sectorID: string): string => `/api/v1/browser-sessio
  * hand-over leaves a session that lasts as long as its access token.
  */
 export async function setSession(tokens: SessionTokens): Promise<void> {
-  accessToken = tokens.token;
   const sector = String(decodeClaims(tokens.token).sectorID ?? '');
+  // The cookie first, then the signed-in page: a reload right after the sign-in finds the session.
+  if (sector && tokens.refreshToken) {
+    try {
+      await send('POST', browserSessionPath(sector), undefined, { refreshToken: tokens.refreshToken }, false, { token: tokens.token, credentials: 'same-origin' });
+    } catch {
+      // The page keeps working with its access token; a reload then asks for a sign-in.
+    }
+  }
+  accessToken = tokens.token;
   sessionSector = sector || null;
   notify();
-  if (!sector || !tokens.refreshToken) return;
-  try {
-    await send('POST', browserSessionPath(sector), undefined, { refreshToken: tokens.refreshToken }, false, { token: tokens.token, credentials: 'same-origin' });
-  } catch {
-    // The page keeps working with its access token; a reload then asks for a sign-in.
-  }
 }
 
 /** Replaces the access token of the current session (a step-up answers one), keeping its refresh token. */
