@@ -5,11 +5,15 @@ import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import { App } from './App';
 import { AuthProvider } from './auth/AuthContext';
+import { startLanguage } from './i18n/language';
 import { loadedAddress } from './auth/sectorAddress';
 import { installChunkReload, ToastProvider } from './ui';
 
 // A code file gone after a redeploy: reload once for the new version.
 installChunkReload();
+
+// The catalogues, in the language known before anything loads (the user's pick, else the browser's).
+startLanguage();
 
 const queryClient = new QueryClient({
   defaultOptions: {

@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { AppLogo } from '../signin/AppLogo';
 import { scopeWordsOrNames } from '../signin/interaction';
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useConfirmedRemoval, useToast } from '../ui';
@@ -6,6 +7,7 @@ import { accountApi, day, type AppGrant } from './accountApi';
 
 /** One app with access: who it is, whose it is, what it can see, since when and until when; revoking it. */
 function AppItem({ grant, onRevoke }: { grant: AppGrant; onRevoke: (grant: AppGrant) => void }) {
+  const { t } = useTranslation('account');
   const access = scopeWordsOrNames(grant.scopes);
   return (
     <li>
@@ -13,14 +15,14 @@ function AppItem({ grant, onRevoke }: { grant: AppGrant; onRevoke: (grant: AppGr
         <AppLogo uri={grant.logoURI} name={grant.clientName} />
         <div>
           <p>
-            <strong>{grant.clientName}</strong> <span className={grant.firstParty ? 'badge badge-ok' : 'badge'}>{grant.firstParty ? 'Built-in app' : 'Third-party app'}</span>
+            <strong>{grant.clientName}</strong> <span className={grant.firstParty ? 'badge badge-ok' : 'badge'}>{grant.firstParty ? t('apps.builtIn') : t('apps.thirdParty')}</span>
           </p>
-          {access.length > 0 ? <p>Can see {access.join('; ')}.</p> : null}
-          {grant.claims.length > 0 ? <p>Also: {grant.claims.join(', ')}.</p> : null}
-          <p className="muted">Access given {day(grant.grantedAt)} · ends {day(grant.expiresAt)} unless the app is used again</p>
+          {access.length > 0 ? <p>{t('apps.canSee', { what: access.join('; ') })}</p> : null}
+          {grant.claims.length > 0 ? <p>{t('apps.also', { claims: grant.claims.join(', ') })}</p> : null}
+          <p className="muted">{t('apps.given', { given: day(grant.grantedAt), ends: day(grant.expiresAt) })}</p>
         </div>
       </div>
-      <Button variant="danger" onClick={() => onRevoke(grant)} aria-label={`Revoke access of ${grant.clientName}`}>Revoke access</Button>
+      <Button variant="danger" onClick={() => onRevoke(grant)} aria-label={t('apps.revokeLabel', { client: grant.clientName })}>{t('apps.revoke')}</Button>
     </li>
   );
 }
@@ -31,6 +33,7 @@ function AppItem({ grant, onRevoke }: { grant: AppGrant; onRevoke: (grant: AppGr
  * consent again the next time.
  */
 export function AppsSection({ sub }: { sub: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const client = useQueryClient();
   const key = ['account', sub, 'apps'];
@@ -39,26 +42,26 @@ export function AppsSection({ sub }: { sub: string }) {
   const revoking = useConfirmedRemoval(
     (grant: AppGrant) => accountApi.revokeAppGrant(sub, grant.clientID),
     (_result, grant) => {
-      toast(`${grant.clientName} can no longer access your account.`);
+      toast(t('apps.revoked', { client: grant.clientName }));
       void client.invalidateQueries({ queryKey: key });
     },
   );
 
   return (
-    <Section title="Apps" id="apps">
+    <Section title={t('parts.apps')} id="apps">
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.grants.length === 0 ? (
-        <EmptyState title="You have not given any app access to your account." />
+        <EmptyState title={t('apps.none')} />
       ) : (
-        <ul className="item-list" aria-label="Apps with access to your account">
+        <ul className="item-list" aria-label={t('apps.list')}>
           {list.data.grants.map((grant) => (
             <AppItem key={grant.clientID} grant={grant} onRevoke={revoking.ask} />
           ))}
         </ul>
       )}
-      <ConfirmDialog title={`Revoke the access of ${revoking.item?.clientName ?? 'this app'}?`} confirmLabel="Revoke access" danger {...revoking.dialog}>
+      <ConfirmDialog title={t('apps.revokeTitle', { client: revoking.item?.clientName ?? t('apps.thisApp') })} confirmLabel={t('apps.revoke')} danger {...revoking.dialog}>
         <p>
-          {revoking.item?.clientName ?? 'The app'} can no longer use your account: its access ends at once.
-          {revoking.item && !revoking.item.firstParty ? ' If you sign in to it again, it asks for your permission again.' : ''}
+          {t('apps.revokeBody', { client: revoking.item?.clientName ?? t('apps.theApp') })}
+          {revoking.item && !revoking.item.firstParty ? t('apps.asksAgain') : ''}
         </p>
       </ConfirmDialog>
     </Section>

@@ -1,15 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
+import { i18n } from '../i18n';
 import { Button, ConfirmDialog, CopyButton, EmptyState, ErrorMessage, Field, Loading, Section, Select, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, type FactorType, type NewOtpRegistration, type OtpRegistration } from './accountApi';
 import { useStepUp } from './StepUp';
 
-const TYPE_LABELS: Record<FactorType, string> = { totp: 'Authenticator app', email: 'Email', sms: 'Text message (SMS)' };
+/** A factor's kind in words. */
+const typeLabel = (type: FactorType): string => i18n.t(`account:factors.type.${type}`);
 
 /** The otpauth:// URI as a QR code image (a data: URL, drawn in the browser; nothing leaves the page). */
 function QrCode({ uri }: { uri: string }) {
+  const { t } = useTranslation('account');
   const [src, setSrc] = useState('');
   useEffect(() => {
     let live = true;
@@ -20,11 +24,12 @@ function QrCode({ uri }: { uri: string }) {
       live = false;
     };
   }, [uri]);
-  return src ? <img className="qr" src={src} alt="QR code for your authenticator app (the secret is also shown as text)" width={200} height={200} /> : <Loading label="Drawing the QR code…" />;
+  return src ? <img className="qr" src={src} alt={t('factors.qr')} width={200} height={200} /> : <Loading label={t('factors.drawing')} />;
 }
 
 /** Confirms a new factor with its first code. */
 function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; registration: NewOtpRegistration & { destination?: string }; onDone(): void; onCancel(): Promise<void> }) {
+  const { t } = useTranslation('account');
   const [code, setCode] = useState('');
   const verify = useMutation({ mutationFn: () => accountApi.verifyFactor(sub, registration.registrationID, code.trim()), onSuccess: onDone });
   // Cancelling removes the unconfirmed factor: its secret is not shown again, so it could never be confirmed later.
@@ -33,29 +38,29 @@ function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; re
     event.preventDefault();
     verify.mutate();
   };
-  const wrong = verify.error instanceof ApiError && verify.error.reason === 'INVALID_CODE' ? 'That code is not right. Try the current one.' : undefined;
+  const wrong = verify.error instanceof ApiError && verify.error.reason === 'INVALID_CODE' ? t('factors.wrong') : undefined;
   return (
     <form onSubmit={submit} className="card stack" aria-labelledby="verify-factor-heading">
-      <h3 id="verify-factor-heading">Confirm your {TYPE_LABELS[registration.type].toLowerCase()}</h3>
+      <h3 id="verify-factor-heading">{t(`factors.confirmType.${registration.type}`)}</h3>
       {registration.type === 'totp' ? (
         <>
-          <p>Scan this QR code with your authenticator app, or type the secret into it. Then enter the 6-digit code it shows.</p>
+          <p>{t('factors.scan')}</p>
           <QrCode uri={registration.otpauthURL} />
           <p>
-            Secret: <code data-testid="totp-secret">{registration.secret}</code> <CopyButton value={registration.secret} label="Copy secret" />
+            {t('factors.secret')} <code data-testid="totp-secret">{registration.secret}</code> <CopyButton value={registration.secret} label={t('factors.copySecret')} />
           </p>
-          <p className="hint">The secret is shown only now.</p>
+          <p className="hint">{t('factors.secretOnce')}</p>
         </>
       ) : (
-        <p>We sent a code to {registration.destination || 'the address you entered'}. Enter it here.</p>
+        <p>{t('factors.sentTo', { to: registration.destination || t('factors.theAddress') })}</p>
       )}
       {!wrong ? <ErrorMessage error={verify.error ?? cancel.error} /> : null}
-      <Field label="Verification code" error={wrong}>
+      <Field label={t('factors.code')} error={wrong}>
         {(p) => <TextInput {...p} inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} required />}
       </Field>
       <div className="actions">
-        <Button type="submit" variant="primary" busy={verify.isPending} disabled={!code.trim()}>Confirm</Button>
-        <Button onClick={() => cancel.mutate()} busy={cancel.isPending}>Cancel set-up</Button>
+        <Button type="submit" variant="primary" busy={verify.isPending} disabled={!code.trim()}>{t('factors.confirm')}</Button>
+        <Button onClick={() => cancel.mutate()} busy={cancel.isPending}>{t('factors.cancelSetUp')}</Button>
       </div>
     </form>
   );
@@ -63,6 +68,7 @@ function VerifyFactor({ sub, registration, onDone, onCancel }: { sub: string; re
 
 /** Two-step verification: one-time-code factors (authenticator app, email, SMS); adding and removing need a recent sign-in. */
 export function FactorsSection({ sub, phone, email }: { sub: string; phone?: string; email?: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const withStepUp = useStepUp();
   const client = useQueryClient();
@@ -81,7 +87,7 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
     },
   });
   const removal = useConfirmedRemoval((r: OtpRegistration) => withStepUp(() => accountApi.deleteFactor(sub, r.registrationID)), () => {
-    toast('Factor removed.');
+    toast(t('factors.removed'));
     void refresh();
   });
 
@@ -92,20 +98,20 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
   const suggested = type === 'sms' ? phone : type === 'email' ? email : undefined;
 
   return (
-    <Section title="Two-step verification" id="factors">
-      <p className="muted">One-time codes as a second factor after your password.</p>
+    <Section title={t('parts.factors')} id="factors">
+      <p className="muted">{t('factors.intro')}</p>
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.registrations.length === 0 ? (
-        <EmptyState title="No one-time-code factors yet" />
+        <EmptyState title={t('factors.none')} />
       ) : (
-        <ul className="item-list" aria-label="Your one-time-code factors">
+        <ul className="item-list" aria-label={t('factors.list')}>
           {list.data.registrations.map((r) => (
             <li key={r.registrationID}>
               <div className="item-main">
-                <p><strong>{TYPE_LABELS[r.type]}</strong> {r.destination ? <span>{r.destination}</span> : null}</p>
-                <p><span className={r.verified ? 'badge badge-ok' : 'badge badge-warn'}>{r.verified ? 'Active' : 'Not confirmed: remove it and add it again'}</span></p>
+                <p><strong>{typeLabel(r.type)}</strong> {r.destination ? <span>{r.destination}</span> : null}</p>
+                <p><span className={r.verified ? 'badge badge-ok' : 'badge badge-warn'}>{r.verified ? t('factors.active') : t('factors.notConfirmed')}</span></p>
               </div>
               <div className="actions">
-                <Button variant="danger" onClick={() => removal.ask(r)} aria-label={`Remove ${TYPE_LABELS[r.type]} ${r.destination}`.trim()}>Remove</Button>
+                <Button variant="danger" onClick={() => removal.ask(r)} aria-label={t('factors.removeLabel', { factor: `${typeLabel(r.type)} ${r.destination}`.trim() })}>{t('factors.remove')}</Button>
               </div>
             </li>
           ))}
@@ -122,24 +128,24 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
           }}
           onDone={() => {
             setPending(null);
-            toast(`${TYPE_LABELS[pending.type]} confirmed: it is now a second factor.`);
+            toast(t('factors.confirmed', { type: typeLabel(pending.type) }));
             void refresh();
           }}
         />
       ) : (
-        <form onSubmit={submit} className="stack" aria-label="Add a factor">
-          <h3>Add a factor</h3>
+        <form onSubmit={submit} className="stack" aria-label={t('factors.add')}>
+          <h3>{t('factors.add')}</h3>
           <ErrorMessage error={add.error} fields={type !== 'totp' ? ['destination'] : undefined} />
-          <Field label="Kind">
+          <Field label={t('factors.kind')}>
             {(p) => (
               <Select {...p} value={type} onChange={(e) => setType(e.target.value as FactorType)}
-                options={[{ value: 'totp', label: TYPE_LABELS.totp }, { value: 'email', label: TYPE_LABELS.email }, { value: 'sms', label: TYPE_LABELS.sms }]} />
+                options={(['totp', 'email', 'sms'] as const).map((value) => ({ value, label: typeLabel(value) }))} />
             )}
           </Field>
           {type !== 'totp' ? (
             <Field
-              label={type === 'email' ? 'Email address' : 'Phone number'}
-              hint={type === 'sms' ? 'E.164, e.g. +14155550100' : undefined}
+              label={type === 'email' ? t('factors.email') : t('factors.phone')}
+              hint={type === 'sms' ? t('factors.phoneHint') : undefined}
               error={add.error instanceof ApiError ? add.error.violation('destination') : undefined}
             >
               {(p) => (
@@ -150,18 +156,18 @@ export function FactorsSection({ sub, phone, email }: { sub: string; phone?: str
           ) : null}
           <div className="actions">
             <Button type="submit" variant="primary" busy={add.isPending} disabled={type !== 'totp' && !destination.trim()}>
-              {type === 'totp' ? 'Set up an authenticator app' : 'Send a code'}
+              {type === 'totp' ? t('factors.setUpApp') : t('factors.sendCode')}
             </Button>
           </div>
         </form>
       )}
       <ConfirmDialog
-        title="Remove this factor?"
-        confirmLabel="Remove"
+        title={t('factors.removeTitle')}
+        confirmLabel={t('factors.remove')}
         danger
         {...removal.dialog}
       >
-        <p>{removal.item ? `${TYPE_LABELS[removal.item.type]} ${removal.item.destination}`.trim() : ''} will no longer be accepted at sign-in.</p>
+        <p>{t('factors.removeBody', { factor: removal.item ? `${typeLabel(removal.item.type)} ${removal.item.destination}`.trim() : '' })}</p>
       </ConfirmDialog>
     </Section>
   );

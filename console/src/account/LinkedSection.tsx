@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { i18n } from '../i18n';
 import { signInPath, useAuth } from '../auth/AuthContext';
 import { FLOW_PARAM, newSocialFlow, takeSocialFlow } from '../signin/flow';
 import { PublicShell } from '../signin/PublicShell';
@@ -10,7 +12,11 @@ import { useStepUp } from './StepUp';
 import { absolutePath } from '../auth/sectorAddress';
 import { sectorSignInOptions } from '../auth/signInOptions';
 
-const PROVIDERS: Record<string, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'Single sign-on' };
+/** The providers an account can be linked with. */
+const PROVIDERS = new Set(['google', 'github', 'apple', 'oidc']);
+
+/** A provider's name in words (an unknown one keeps its own). */
+const providerName = (provider: string): string => (PROVIDERS.has(provider) ? i18n.t(`account:linked.provider.${provider}`) : provider);
 
 /** Where the provider sends the browser back after a link: a public page (the access token lives in memory and does not survive the trip). */
 const LINK_RETURN_PATH = '/account/linked';
@@ -21,6 +27,7 @@ const LINK_RETURN_PATH = '/account/linked';
  * (a recent sign-in or the password first; the return is LinkReturnPage).
  */
 export function LinkedSection({ sub }: { sub: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const client = useQueryClient();
   const { me } = useAuth();
@@ -31,12 +38,12 @@ export function LinkedSection({ sub }: { sub: string }) {
   const options = useQuery(sectorSignInOptions(client, sector));
   const linking = useAsyncAction();
   const unlinking = useConfirmedRemoval((i: Identity) => accountApi.unlink(sub, i.id), () => {
-    toast('Account unlinked.');
+    toast(t('linked.unlinked'));
     void client.invalidateQueries({ queryKey: key });
   });
-  const label = (i: Identity) => PROVIDERS[i.provider] ?? i.provider;
+  const label = (i: Identity) => providerName(i.provider);
   const linked = new Set<string>((list.data?.identities ?? []).map((i) => i.provider));
-  const linkable = (options.data?.providers ?? []).filter((p) => p in PROVIDERS && !linked.has(p));
+  const linkable = (options.data?.providers ?? []).filter((p) => PROVIDERS.has(p) && !linked.has(p));
 
   const link = (provider: string) =>
     linking.run(async () => {
@@ -49,20 +56,20 @@ export function LinkedSection({ sub }: { sub: string }) {
     }, provider);
 
   return (
-    <Section title="Linked accounts" id="linked">
+    <Section title={t('parts.linked')} id="linked">
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.identities.length === 0 ? (
-        <EmptyState title="No linked accounts">
-          <p>Accounts you sign in with (Google, GitHub, Apple, single sign-on) appear here.</p>
+        <EmptyState title={t('linked.none')}>
+          <p>{t('linked.noneBody')}</p>
         </EmptyState>
       ) : (
-        <ul className="item-list" aria-label="Your linked accounts">
+        <ul className="item-list" aria-label={t('linked.list')}>
           {list.data.identities.map((i) => (
             <li key={i.id}>
               <div className="item-main">
                 <p><strong>{label(i)}</strong> {i.email}</p>
-                <p className="muted">Linked {when(i.createdAt)} · last used {when(i.lastUsedAt)}</p>
+                <p className="muted">{t('linked.linkedUsed', { linked: when(i.createdAt), used: when(i.lastUsedAt) })}</p>
               </div>
-              <Button variant="danger" onClick={() => unlinking.ask(i)} aria-label={`Unlink ${label(i)} ${i.email}`}>Unlink</Button>
+              <Button variant="danger" onClick={() => unlinking.ask(i)} aria-label={t('linked.unlinkLabel', { provider: label(i), email: i.email })}>{t('linked.unlink')}</Button>
             </li>
           ))}
         </ul>
@@ -70,18 +77,18 @@ export function LinkedSection({ sub }: { sub: string }) {
       {linkable.length > 0 ? (
         <div className="actions">
           {linkable.map((p) => (
-            <Button key={p} busy={linking.busyWith === p} onClick={() => void link(p)}>Link {PROVIDERS[p]}</Button>
+            <Button key={p} busy={linking.busyWith === p} onClick={() => void link(p)}>{t('linked.link', { provider: providerName(p) })}</Button>
           ))}
         </div>
       ) : null}
       {linking.error ? <ErrorMessage error={linking.error} /> : null}
       <ConfirmDialog
-        title="Unlink this account?"
-        confirmLabel="Unlink"
+        title={t('linked.unlinkTitle')}
+        confirmLabel={t('linked.unlink')}
         danger
         {...unlinking.dialog}
       >
-        <p>You will no longer be able to sign in with {unlinking.item ? label(unlinking.item) : ''} {unlinking.item?.email}.</p>
+        <p>{t('linked.unlinkBody', { provider: unlinking.item ? label(unlinking.item) : '', email: unlinking.item?.email ?? '' })}</p>
       </ConfirmDialog>
     </Section>
   );
@@ -97,6 +104,7 @@ const handled = new Set<string>();
  * access token did not survive the trip to the provider).
  */
 export function LinkReturnPage() {
+  const { t } = useTranslation('account');
   const [params, setParams] = useSearchParams();
   const sector = params.get('sector');
   const flowId = params.get(FLOW_PARAM);
@@ -113,8 +121,8 @@ export function LinkReturnPage() {
     for (const name of [FLOW_PARAM, 'code', 'error']) cleaned.delete(name);
     setParams(cleaned, { replace: true });
     const flow = takeSocialFlow(flowId, 'link');
-    if (!flow) return void action.setError(new Error('This link was not started in this browser tab, so nothing was linked.'));
-    if (failure) return void action.setError(new Error(failure === 'IDENTITY_ALREADY_LINKED' ? 'That account is already linked to another user.' : `The account was not linked (${failure}).`));
+    if (!flow) return void action.setError(new Error(t('linked.foreign')));
+    if (failure) return void action.setError(new Error(failure === 'IDENTITY_ALREADY_LINKED' ? t('linked.elsewhere') : t('linked.failed', { reason: failure })));
     if (code) void action.run(async () => setDone((await accountApi.collectLink(code, flow.verifier)).identity));
   });
   useEffect(() => {
@@ -123,11 +131,11 @@ export function LinkReturnPage() {
   }, [returnKey]);
 
   return (
-    <PublicShell title="Link an account" area="account">
+    <PublicShell title={t('linked.returnTitle')} area="account">
       {action.busy ? <Loading /> : null}
-      {done ? <p role="status">{PROVIDERS[done.provider] ?? done.provider} {done.email} is now linked to your account.</p> : null}
+      {done ? <p role="status">{t('linked.done', { provider: providerName(done.provider), email: done.email })}</p> : null}
       {action.error ? <ErrorMessage error={action.error} /> : null}
-      <p><Link to={signInPath('account', { sector, next: '/account' })}>Sign in to your account</Link></p>
+      <p><Link to={signInPath('account', { sector, next: '/account' })}>{t('linked.signIn')}</Link></p>
     </PublicShell>
   );
 }

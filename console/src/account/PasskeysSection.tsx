@@ -1,11 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Section, TextInput, useConfirmedRemoval, useToast } from '../ui';
 import { isCeremonyCancelled, registerPasskey } from '../signin/flow';
 import { accountApi, when, type Passkey } from './accountApi';
 import { useStepUp } from './StepUp';
 
 function RenameForm({ sub, passkey, onDone }: { sub: string; passkey: Passkey; onDone(): void }) {
+  const { t } = useTranslation('account');
   const [name, setName] = useState(passkey.keyName);
   const rename = useMutation({ mutationFn: () => accountApi.renamePasskey(sub, passkey.id, name.trim()), onSuccess: onDone });
   const submit = (event: FormEvent) => {
@@ -15,12 +18,12 @@ function RenameForm({ sub, passkey, onDone }: { sub: string; passkey: Passkey; o
   return (
     <form onSubmit={submit} className="stack">
       <ErrorMessage error={rename.error} />
-      <Field label={`New name for “${passkey.keyName}”`}>
+      <Field label={t('passkeys.newName', { name: passkey.keyName })}>
         {(p) => <TextInput {...p} value={name} maxLength={200} onChange={(e) => setName(e.target.value)} required />}
       </Field>
       <div className="actions">
-        <Button type="submit" variant="primary" busy={rename.isPending} disabled={!name.trim()}>Save name</Button>
-        <Button onClick={onDone}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={rename.isPending} disabled={!name.trim()}>{t('passkeys.saveName')}</Button>
+        <Button onClick={onDone}>{t('passkeys.cancel')}</Button>
       </div>
     </form>
   );
@@ -28,6 +31,7 @@ function RenameForm({ sub, passkey, onDone }: { sub: string; passkey: Passkey; o
 
 /** Passkeys: register one on this device, rename, remove (adding and removing need a recent sign-in). */
 export function PasskeysSection({ sub }: { sub: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const withStepUp = useStepUp();
   const client = useQueryClient();
@@ -41,20 +45,20 @@ export function PasskeysSection({ sub }: { sub: string }) {
     mutationFn: async () => {
       try {
         // Step-up is asked at registration begin, before the browser's prompt.
-        await withStepUp(() => registerPasskey(keyName.trim() || 'Passkey'));
+        await withStepUp(() => registerPasskey(keyName.trim() || t('passkeys.defaultName')));
       } catch (e) {
-        if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Nothing was saved.');
+        if (isCeremonyCancelled(e)) throw new Error(t('passkeys.closed'));
         throw e;
       }
     },
     onSuccess: () => {
       setKeyName('');
-      toast('Passkey added. You can now sign in with it.');
+      toast(t('passkeys.added'));
       void refresh();
     },
   });
   const removal = useConfirmedRemoval((p: Passkey) => withStepUp(() => accountApi.deletePasskey(sub, p.id)), () => {
-    toast('Passkey removed.');
+    toast(t('passkeys.removed'));
     void refresh();
   });
 
@@ -64,12 +68,12 @@ export function PasskeysSection({ sub }: { sub: string }) {
   };
 
   return (
-    <Section title="Passkeys" id="passkeys">
-      <p className="muted">Sign in with your fingerprint, face or device PIN instead of a password.</p>
+    <Section title={t('parts.passkeys')} id="passkeys">
+      <p className="muted">{t('passkeys.intro')}</p>
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.credentials.length === 0 ? (
-        <EmptyState title="No passkeys yet" />
+        <EmptyState title={t('passkeys.none')} />
       ) : (
-        <ul className="item-list" aria-label="Your passkeys">
+        <ul className="item-list" aria-label={t('passkeys.list')}>
           {list.data.credentials.map((p) => (
             <li key={p.id}>
               {renaming === p.id ? (
@@ -83,20 +87,17 @@ export function PasskeysSection({ sub }: { sub: string }) {
                 <>
                   <div className="item-main">
                     <p>
-                      <strong>{p.keyName}</strong> {p.backedUp ? <span className="badge">Synced</span> : null}{' '}
-                      {p.flagged ? <span className="badge badge-warn">Blocked: possibly copied</span> : p.cloneWarning ? <span className="badge badge-warn">Possibly copied</span> : null}
+                      <strong>{p.keyName}</strong> {p.backedUp ? <span className="badge">{t('passkeys.synced')}</span> : null}{' '}
+                      {p.flagged ? <span className="badge badge-warn">{t('passkeys.blocked')}</span> : p.cloneWarning ? <span className="badge badge-warn">{t('passkeys.possiblyCopied')}</span> : null}
                     </p>
-                    <p className="muted">Added {when(p.createdAt)} · last used {when(p.lastUsedAt)}</p>
+                    <p className="muted">{t('passkeys.addedUsed', { added: when(p.createdAt), used: when(p.lastUsedAt) })}</p>
                     {p.flagged ? (
-                      <p className="muted">
-                        Blocked since {when(p.flaggedAt)}: it signed in with an older counter than before, as a copy would. It will not sign you in until an administrator
-                        unblocks it. You can also remove it and add a new passkey.
-                      </p>
+                      <p className="muted">{t('passkeys.blockedSince', { since: when(p.flaggedAt) })}</p>
                     ) : null}
                   </div>
                   <div className="actions">
-                    <Button onClick={() => setRenaming(p.id)} aria-label={`Rename ${p.keyName}`}>Rename</Button>
-                    <Button variant="danger" onClick={() => removal.ask(p)} aria-label={`Remove ${p.keyName}`}>Remove</Button>
+                    <Button onClick={() => setRenaming(p.id)} aria-label={t('passkeys.renameLabel', { name: p.keyName })}>{t('passkeys.rename')}</Button>
+                    <Button variant="danger" onClick={() => removal.ask(p)} aria-label={t('passkeys.removeLabel', { name: p.keyName })}>{t('passkeys.remove')}</Button>
                   </div>
                 </>
               )}
@@ -105,22 +106,22 @@ export function PasskeysSection({ sub }: { sub: string }) {
         </ul>
       )}
       <form onSubmit={submit} className="stack">
-        <h3>Add a passkey</h3>
+        <h3>{t('passkeys.add')}</h3>
         <ErrorMessage error={add.error} />
-        <Field label="Passkey name" hint="So you can tell your passkeys apart, e.g. “Work laptop”.">
+        <Field label={t('passkeys.name')} hint={t('passkeys.nameHint')}>
           {(p) => <TextInput {...p} value={keyName} maxLength={200} onChange={(e) => setKeyName(e.target.value)} />}
         </Field>
         <div className="actions">
-          <Button type="submit" variant="primary" busy={add.isPending}>Add a passkey</Button>
+          <Button type="submit" variant="primary" busy={add.isPending}>{t('passkeys.add')}</Button>
         </div>
       </form>
       <ConfirmDialog
-        title="Remove this passkey?"
-        confirmLabel="Remove passkey"
+        title={t('passkeys.removeTitle')}
+        confirmLabel={t('passkeys.removeConfirm')}
         danger
         {...removal.dialog}
       >
-        <p>“{removal.item?.keyName}” will no longer sign you in. Remove it from your device as well.</p>
+        <p>{t('passkeys.removeBody', { name: removal.item?.keyName ?? '' })}</p>
       </ConfirmDialog>
     </Section>
   );

@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
+
 import { ApiError } from '../api/client';
 import { ADDRESS_FIELDS, PROFILE_FIELDS } from '../api/profileFields';
 import { Button, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../ui';
@@ -19,7 +21,8 @@ function toForm(p: UserProfile): ProfileForm {
 }
 
 function VerifiedBadge({ verified }: { verified: boolean }) {
-  return <span className={verified ? 'badge badge-ok' : 'badge badge-warn'}>{verified ? 'Verified' : 'Not verified'}</span>;
+  const { t } = useTranslation('account');
+  return <span className={verified ? 'badge badge-ok' : 'badge badge-warn'}>{verified ? t('profile.verified') : t('profile.notVerified')}</span>;
 }
 
 /**
@@ -28,14 +31,15 @@ function VerifiedBadge({ verified }: { verified: boolean }) {
  * (step-up); a new email waits until the link mailed to it is followed.
  */
 export function ProfileSection({ sub }: { sub: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const client = useQueryClient();
   const query = useQuery({ queryKey: ['account', sub, 'profile'], queryFn: () => accountApi.profile(sub) });
   return (
-    <Section title="Profile" id="profile">
+    <Section title={t('parts.profile')} id="profile">
       {query.isPending ? <Loading /> : query.isError ? <ErrorMessage error={query.error} /> : (
         <ProfileForm key={`${query.data.updatedAt}:${query.data.pendingEmail ?? ''}`} sub={sub} profile={query.data} onSaved={(pendingEmail) => {
-          toast(pendingEmail ? `Profile saved. We sent a link to ${pendingEmail}: follow it to switch to that address.` : 'Profile saved.');
+          toast(pendingEmail ? t('profile.savedPending', { email: pendingEmail }) : t('profile.saved'));
           void client.invalidateQueries({ queryKey: ['account', sub, 'profile'] });
         }} />
       )}
@@ -44,6 +48,7 @@ export function ProfileSection({ sub }: { sub: string }) {
 }
 
 function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProfile; onSaved(pendingEmail?: string): void }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const withStepUp = useStepUp();
   const { register, handleSubmit, formState } = useForm<ProfileForm>({ defaultValues: toForm(profile) });
@@ -65,51 +70,51 @@ function ProfileForm({ sub, profile, onSaved }: { sub: string; profile: UserProf
   });
   const verify = useMutation({
     mutationFn: () => accountApi.sendEmailVerification(sub),
-    onSuccess: () => toast(`We sent a verification link to ${profile.email}.`),
+    onSuccess: () => toast(t('profile.verificationSent', { email: profile.email })),
   });
   const violation = (field: string) => (save.error instanceof ApiError ? save.error.violation(`profile.${field}`) : undefined);
 
   return (
     <form onSubmit={handleSubmit((values) => save.mutate(values))} noValidate>
-      <ErrorMessage error={save.error} title="The profile was not saved." fields={SHOWN} />
+      <ErrorMessage error={save.error} title={t('profile.notSaved')} fields={SHOWN} />
       <div className="grid-2">
-        <Field label="Email address" error={violation('email')} hint={<>Status: <VerifiedBadge verified={profile.emailVerified} /></>}>
+        <Field label={t('profile.email')} error={violation('email')} hint={<>{t('profile.status')} <VerifiedBadge verified={profile.emailVerified} /></>}>
           {(p) => <TextInput {...p} type="email" autoComplete="email" {...register('email')} />}
         </Field>
-        <Field label="Phone number" error={violation('phoneNumber')} hint={<>E.164, e.g. +14155550100. Status: <VerifiedBadge verified={profile.phoneNumberVerified} /></>}>
+        <Field label={t('profile.phone')} error={violation('phoneNumber')} hint={<>{t('profile.phoneHint')} <VerifiedBadge verified={profile.phoneNumberVerified} /></>}>
           {(p) => <TextInput {...p} type="tel" autoComplete="tel" {...register('phoneNumber')} />}
         </Field>
       </div>
       {profile.pendingEmail ? (
         <p className="notice" role="status">
-          Pending: {profile.pendingEmail} — check your inbox and follow the link we sent there. Until then your email stays {profile.email || 'unset'}.
+          {t('profile.pending', { pending: profile.pendingEmail, email: profile.email || t('profile.unset') })}
         </p>
       ) : null}
       {profile.email && !profile.emailVerified ? (
         <div className="actions">
-          <Button onClick={() => verify.mutate()} busy={verify.isPending}>Send a verification link to my email</Button>
+          <Button onClick={() => verify.mutate()} busy={verify.isPending}>{t('profile.sendVerification')}</Button>
         </div>
       ) : null}
       <ErrorMessage error={verify.error} />
       <div className="grid-2">
         {FIELDS.map((f) => (
-          <Field key={f.key} label={f.label} hint={f.hint} error={violation(f.key)}>
+          <Field key={f.key} label={t(`profile.fields.${f.key}`)} hint={f.hint ? t(`profile.hints.${f.key}`) : undefined} error={violation(f.key)}>
             {(p) => <TextInput {...p} type={f.type ?? 'text'} autoComplete={f.autoComplete} {...register(f.key)} />}
           </Field>
         ))}
       </div>
       <fieldset>
-        <legend>Address</legend>
+        <legend>{t('profile.address')}</legend>
         <div className="grid-2">
           {ADDRESS_FIELDS.map((f) => (
-            <Field key={f.key} label={f.label} error={violation(`address.${f.key}`)}>
+            <Field key={f.key} label={t(`profile.fields.${f.key}`)} error={violation(`address.${f.key}`)}>
               {(p) => <TextInput {...p} autoComplete={f.autoComplete} {...register(`address.${f.key}`)} />}
             </Field>
           ))}
         </div>
       </fieldset>
       <div className="actions">
-        <Button type="submit" variant="primary" busy={save.isPending} disabled={!formState.isDirty}>Save profile</Button>
+        <Button type="submit" variant="primary" busy={save.isPending} disabled={!formState.isDirty}>{t('profile.save')}</Button>
       </div>
     </form>
   );

@@ -1,17 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { i18n } from '../i18n';
 import { Button, ConfirmDialog, EmptyState, ErrorMessage, Loading, Section, useConfirmedRemoval, useToast } from '../ui';
 import { accountApi, when, type Session } from './accountApi';
 
 /** A short description of a browser from its User-Agent (display only). */
 function device(userAgent: string): string {
-  if (!userAgent) return 'Unknown device';
+  if (!userAgent) return i18n.t('account:sessions.unknownDevice');
   const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrom(e|ium)\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : '';
   const os = /Windows/.test(userAgent) ? 'Windows' : /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : '';
-  return [browser, os].filter(Boolean).join(' on ') || userAgent.slice(0, 60);
+  if (browser && os) return i18n.t('account:sessions.on', { browser, os });
+  return browser || os || userAgent.slice(0, 60);
 }
 
 /** Where the user is signed in: revoke one session, or every other one. */
 export function SessionsSection({ sub }: { sub: string }) {
+  const { t } = useTranslation('account');
   const toast = useToast();
   const client = useQueryClient();
   const key = ['account', sub, 'sessions'];
@@ -26,41 +30,41 @@ export function SessionsSection({ sub }: { sub: string }) {
       return ids.length;
     },
     (count) => {
-      toast(count === 1 ? 'Session signed out.' : `${count} sessions signed out.`);
+      toast(t('sessions.signedOut', { count }));
       void refresh();
     },
   );
 
   return (
     <Section
-      title="Sessions"
+      title={t('parts.sessions')}
       id="sessions"
-      actions={others.length > 0 ? <Button onClick={() => revoking.ask('others')}>Sign out all other sessions</Button> : undefined}
+      actions={others.length > 0 ? <Button onClick={() => revoking.ask('others')}>{t('sessions.signOutOthers')}</Button> : undefined}
     >
       {list.isPending ? <Loading /> : list.isError ? <ErrorMessage error={list.error} /> : list.data.sessions.length === 0 ? (
-        <EmptyState title="No active sessions" />
+        <EmptyState title={t('sessions.none')} />
       ) : (
-        <ul className="item-list" aria-label="Your sessions">
+        <ul className="item-list" aria-label={t('sessions.list')}>
           {list.data.sessions.map((s) => (
             <li key={s.id}>
               <div className="item-main">
-                <p><strong>{device(s.userAgent)}</strong> {s.current ? <span className="badge badge-ok">This session</span> : null}</p>
-                <p className="muted">From {s.clientIP || 'an unknown address'} · signed in {when(s.createdAt)} · last active {when(s.lastSeenAt)}</p>
+                <p><strong>{device(s.userAgent)}</strong> {s.current ? <span className="badge badge-ok">{t('sessions.current')}</span> : null}</p>
+                <p className="muted">{t('sessions.from', { ip: s.clientIP || t('sessions.unknownAddress'), created: when(s.createdAt), seen: when(s.lastSeenAt) })}</p>
               </div>
               {!s.current ? (
-                <Button variant="danger" onClick={() => revoking.ask(s)} aria-label={`Sign out the session of ${device(s.userAgent)} from ${s.clientIP}`}>Sign out</Button>
+                <Button variant="danger" onClick={() => revoking.ask(s)} aria-label={t('sessions.signOutLabel', { device: device(s.userAgent), ip: s.clientIP })}>{t('sessions.signOut')}</Button>
               ) : null}
             </li>
           ))}
         </ul>
       )}
       <ConfirmDialog
-        title={revoking.item === 'others' ? 'Sign out all other sessions?' : 'Sign out this session?'}
-        confirmLabel="Sign out"
+        title={revoking.item === 'others' ? t('sessions.othersTitle') : t('sessions.oneTitle')}
+        confirmLabel={t('sessions.signOut')}
         danger
         {...revoking.dialog}
       >
-        <p>{revoking.item === 'others' ? `${others.length} other session(s) will be signed out at once.` : 'That device will be signed out at once.'}</p>
+        <p>{revoking.item === 'others' ? t('sessions.othersBody', { count: others.length }) : t('sessions.oneBody')}</p>
       </ConfirmDialog>
     </Section>
   );

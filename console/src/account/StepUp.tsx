@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, setAccessToken } from '../api/client';
 import { ConfirmDialog, Field, TextInput } from '../ui';
 import { accountApi } from './accountApi';
@@ -17,6 +18,7 @@ const StepUpContext = createContext<WithStepUp | null>(null);
  * sign out and in again instead (the dialog says so).
  */
 export function StepUpProvider({ sub, children }: { sub: string; children: ReactNode }) {
+  const { t } = useTranslation('account');
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -38,7 +40,7 @@ export function StepUpProvider({ sub, children }: { sub: string; children: React
       setAccessToken(token);
       close(true);
     } catch (e) {
-      setError(e instanceof ApiError && e.reason === 'INVALID_CREDENTIALS' ? new Error('The password is not right.') : e);
+      setError(e instanceof ApiError && e.reason === 'INVALID_CREDENTIALS' ? new Error(t('stepUp.wrong')) : e);
     } finally {
       setBusy(false);
     }
@@ -63,15 +65,15 @@ export function StepUpProvider({ sub, children }: { sub: string; children: React
       {children}
       <ConfirmDialog
         open={open}
-        title="Confirm it is you"
-        confirmLabel="Continue"
+        title={t('stepUp.title')}
+        confirmLabel={t('stepUp.continue')}
         busy={busy}
         error={error}
         onConfirm={() => void confirm()}
         onCancel={() => close(false)}
       >
-        <p>This change needs a recent sign-in. Enter your password to continue. If your account has no password, sign out and sign in again first.</p>
-        <Field label="Current password">
+        <p>{t('stepUp.body')}</p>
+        <Field label={t('stepUp.current')}>
           {(p) => <TextInput {...p} type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
         </Field>
       </ConfirmDialog>

@@ -1,6 +1,7 @@
 /** The account page's calls: the signed-in user's own resources (docs/api.md, Users, OTP registrations, Passkeys, Sessions, Social login, OpenID Provider grants). */
 import { api, seg } from '../api/client';
 import type { Schemas, UserProfile, UserProfileInput } from '../api/types';
+import { i18n } from '../i18n';
 
 export type { Address, UserProfile } from '../api/types';
 
@@ -46,15 +47,15 @@ export const accountApi = {
   reauthenticate: (sub: string, currentPassword: string) => api.post<Schemas['ReauthenticateResponse']>(`${user(sub)}/reauthenticate`, { currentPassword } satisfies Schemas['ReauthenticateDto']),
 };
 
-/** The day of an ISO date-time, in the browser's words (as the API sent it when it is not one). */
+/** The day of an ISO date-time, in the page's language (as the API sent it when it is not one). */
 export function day(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString(i18n.language);
 }
 
-/** Unix seconds (int64 string) in words; "0" is never. */
-export function when(unix: string, never = 'never'): string {
+/** Unix seconds (int64 string) in words, in the page's language; "0" is never. */
+export function when(unix: string): string {
   const n = Number(unix);
-  if (!Number.isFinite(n) || n <= 0) return never;
-  return new Date(n * 1000).toLocaleString();
+  if (!Number.isFinite(n) || n <= 0) return i18n.t('common:never');
+  return new Date(n * 1000).toLocaleString(i18n.language);
 }

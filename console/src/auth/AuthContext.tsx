@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { Navigate, useLocation } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import {
   api,
   clearSession,
@@ -265,6 +266,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
  * dialog closes. Escape does nothing: the choice is the user's.
  */
 function SessionEndedDialog({ open, sectorID, onSignOut }: { open: boolean; sectorID: string; onSignOut(): void }) {
+  const { t } = useTranslation('common');
   const signInRef = useRef<HTMLButtonElement>(null);
   const ref = useModalDialog(open, signInRef);
   const titleId = useId();
@@ -278,13 +280,13 @@ function SessionEndedDialog({ open, sectorID, onSignOut }: { open: boolean; sect
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} aria-describedby={bodyId} onCancel={(event) => event.preventDefault()}>
       {open ? (
         <>
-          <h2 id={titleId}>Your session has ended</h2>
+          <h2 id={titleId}>{t('session.endedTitle')}</h2>
           <div id={bodyId} className="dialog-body">
-            <p>What you typed is kept. Sign in again to continue.</p>
+            <p>{t('session.endedBody')}</p>
           </div>
           <div className="dialog-actions">
-            <Button onClick={onSignOut}>Sign out</Button>
-            <Button ref={signInRef} variant="primary" onClick={signInAgain}>Sign in again</Button>
+            <Button onClick={onSignOut}>{t('session.signOut')}</Button>
+            <Button ref={signInRef} variant="primary" onClick={signInAgain}>{t('session.signInAgain')}</Button>
           </div>
         </>
       ) : null}
@@ -311,7 +313,8 @@ export function signInPath(area: Area, options: { sector?: string | null; next?:
 export function RequireAuth({ area, children }: { area: Area; children: ReactNode }) {
   const { me, restoring } = useAuth();
   const location = useLocation();
-  if (!me && restoring) return <Loading label="Restoring your session…" />;
+  const { t } = useTranslation('common');
+  if (!me && restoring) return <Loading label={t('session.restoring')} />;
   if (!me) {
     // Under `/t/…` the address is the sector; elsewhere the query's or this tab's last one.
     const sector = loadedAddress ? null : new URLSearchParams(location.search).get('sector') ?? rememberedSector();

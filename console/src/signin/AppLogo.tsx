@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { httpURL } from './interaction';
 
 /**
@@ -7,8 +8,9 @@ import { httpURL } from './interaction';
  * left out rather than shown broken: the app's name beside it says who it is.
  */
 export function AppLogo({ uri, name }: { uri: string | undefined; name: string }) {
+  const { t } = useTranslation('signin');
   const src = httpURL(uri);
   const [failed, setFailed] = useState(false);
   if (!src || failed) return null;
-  return <img className="app-logo" src={src} alt={`Logo of ${name}`} width={48} height={48} referrerPolicy="no-referrer" onError={() => setFailed(true)} />;
+  return <img className="app-logo" src={src} alt={t('appLogo', { name })} width={48} height={48} referrerPolicy="no-referrer" onError={() => setFailed(true)} />;
 }

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { SessionTokens } from '../api/client';
 import { Button, ErrorMessage, useAsyncAction } from '../ui';
 import { AppLogo } from './AppLogo';
@@ -26,10 +27,11 @@ interface ConsentStepProps {
  * only for this app. The heading takes focus, as the step replaces the sign-in form in place.
  */
 export function ConsentStep({ details, tokens, links, onEnded, onLeave }: ConsentStepProps) {
+  const { t } = useTranslation('signin');
   const { sectorName } = useSignInContext();
   const action = useAsyncAction();
   const { client } = details;
-  const clientName = client.clientName || 'The app';
+  const clientName = client.clientName || t('request.theAppStart');
   const words = scopeWords(details.scopes);
 
   /** The request ended meanwhile: its sign-in is of no use any more (ended best effort). */
@@ -72,19 +74,17 @@ export function ConsentStep({ details, tokens, links, onEnded, onLeave }: Consen
     }, 'deny');
 
   return (
-    <PublicShell title={`${clientName} wants to access your account`} focusTitle>
+    <PublicShell title={t('consent.title', { client: clientName })} focusTitle>
       <div className="app-head">
         <AppLogo uri={client.logoURI} name={clientName} />
         {/* Only a third-party app asks; an app of the sector's own never needs consent. */}
         {client.firstParty ? null : (
-          <p>
-            {clientName} is not an app of {sectorName || 'this service'}: someone else runs it. Allow it only if you trust it.
-          </p>
+          <p>{t('consent.thirdParty', { client: clientName, sector: sectorName || t('consent.thisService') })}</p>
         )}
       </div>
       {words.length > 0 ? (
         <div>
-          <p>If you allow it, {clientName} can see:</p>
+          <p>{t('consent.canSee', { client: clientName })}</p>
           <ul>
             {words.map((w) => (
               <li key={w}>{w}</li>
@@ -96,13 +96,13 @@ export function ConsentStep({ details, tokens, links, onEnded, onLeave }: Consen
       <ErrorMessage error={action.error} />
       <div className="stack">
         <Button variant="primary" className="btn-block" busy={action.busyWith === 'allow'} disabled={action.busy} onClick={() => void allow()}>
-          Allow
+          {t('consent.allow')}
         </Button>
         <Button className="btn-block" busy={action.busyWith === 'deny'} disabled={action.busy} onClick={() => void deny()}>
-          Deny
+          {t('consent.deny')}
         </Button>
       </div>
-      <p className="hint">You can take this access back at any time on your account page, under Apps.</p>
+      <p className="hint">{t('consent.takeBack')}</p>
     </PublicShell>
   );
 }

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, type SessionTokens } from '../api/client';
+import { i18n } from '../i18n';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { isCeremonyCancelled, passkeySignIn, signInApi, type AuthResult } from './flow';
 
@@ -32,7 +34,7 @@ function useCountdown(initial = 0): [number, (seconds: number) => void] {
 function codeError(error: unknown): string | undefined {
   if (error instanceof ApiError && error.reason === 'INVALID_CODE') {
     const left = error.metadata.attemptsLeft;
-    return left !== undefined ? `That code is not right. ${left} attempt${left === '1' ? '' : 's'} left.` : 'That code is not right.';
+    return left !== undefined ? i18n.t('signin:step.wrongCodeLeft', { count: Number(left) }) : i18n.t('signin:step.wrongCode');
   }
   return undefined;
 }
@@ -43,6 +45,7 @@ function codeError(error: unknown): string | undefined {
  * or — in a sector that requires MFA — enrolling the email as the second factor.
  */
 export function ContinueSignIn({ sectorID, result, username, codeSent = false, onDone, onRestart }: ContinueSignInProps) {
+  const { t } = useTranslation('signin');
   const [current, setCurrent] = useState(result);
   const [useCode, setUseCode] = useState(false);
   const { busy, error, setError, run } = useAsyncAction({
@@ -53,7 +56,7 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
   const [value, setValue] = useState('');
   const [email, setEmail] = useState(username?.includes('@') ? username : '');
   const [sent, setSent] = useState(
-    !codeSent ? '' : result.status === 'MFA_ENROLLMENT_REQUIRED' ? `We sent a code to ${username ?? 'your email address'}.` : 'If the account has a code factor, a code is on its way to its email or phone.',
+    !codeSent ? '' : result.status === 'MFA_ENROLLMENT_REQUIRED' ? t('step.sentTo', { to: username ?? t('step.yourEmail') }) : t('step.sentMaybe'),
   );
   const [cooldown, setCooldown] = useCountdown(codeSent ? 30 : 0);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -79,10 +82,10 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
     run(async () => {
       if (step === 'enroll') {
         await signInApi.enrollBegin(sectorID, { transactionId: transactionID, email });
-        setSent(`We sent a code to ${email}.`);
+        setSent(t('step.sentTo', { to: email }));
       } else {
         await signInApi.otpBegin(sectorID, { transactionID });
-        setSent('We sent a code to your email or phone. It is valid for 10 minutes.');
+        setSent(t('step.sentAny'));
       }
       setCooldown(30);
     });
@@ -104,7 +107,7 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
       try {
         advance(await passkeySignIn(sectorID, { transactionID }));
       } catch (e) {
-        if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Try again, or use a one-time code.');
+        if (isCeremonyCancelled(e)) throw new Error(t('step.passkeyClosed'));
         throw e;
       }
     });
@@ -120,68 +123,66 @@ export function ContinueSignIn({ sectorID, result, username, codeSent = false, o
     <div className="stack">
       {step === 'passkey' ? (
         <>
-          <h2 ref={heading} tabIndex={-1}>Confirm with your passkey</h2>
-          <p>Your account is protected with a second factor. Use your passkey, or a one-time code.</p>
+          <h2 ref={heading} tabIndex={-1}>{t('step.passkeyTitle')}</h2>
+          <p>{t('step.passkeyIntro')}</p>
           <ErrorMessage error={error} />
           <div className="actions">
-            <Button variant="primary" busy={busy} onClick={() => void confirmWithPasskey()}>Use my passkey</Button>
-            <Button variant="link" onClick={() => { setError(null); setUseCode(true); }}>Use a one-time code instead</Button>
+            <Button variant="primary" busy={busy} onClick={() => void confirmWithPasskey()}>{t('step.usePasskey')}</Button>
+            <Button variant="link" onClick={() => { setError(null); setUseCode(true); }}>{t('step.useCodeInstead')}</Button>
           </div>
         </>
       ) : (
         <form onSubmit={submit} noValidate className="stack">
           {step === 'password' ? (
             <>
-              <h2 ref={heading} tabIndex={-1}>Enter your password</h2>
-              <p>The code was right. Now confirm with your password.</p>
+              <h2 ref={heading} tabIndex={-1}>{t('step.passwordTitle')}</h2>
+              <p>{t('step.passwordIntro')}</p>
             </>
           ) : step === 'enroll' ? (
             <>
-              <h2 ref={heading} tabIndex={-1}>Set up a second factor</h2>
+              <h2 ref={heading} tabIndex={-1}>{t('step.enrollTitle')}</h2>
               <p>
-                {sent
-                  ? 'This sign-in requires two factors. Enter the code we mailed you; your email address becomes your second factor.'
-                  : 'This sign-in requires two factors. We will send a code to your email address; it becomes your second factor.'}
+                {sent ? t('step.enrollSent') : t('step.enrollIntro')}
               </p>
             </>
           ) : (
             <>
-              <h2 ref={heading} tabIndex={-1}>Enter your one-time code</h2>
-              <p>Enter the 6-digit code from your authenticator app, or have a code sent to you.</p>
+              <h2 ref={heading} tabIndex={-1}>{t('step.codeTitle')}</h2>
+              <p>{t('step.codeIntro')}</p>
             </>
           )}
           {!wrongCode ? <ErrorMessage error={error} fields={shownFields} /> : null}
           {sent ? <p className="notice" role="status">{sent}</p> : null}
           {step === 'enroll' ? (
-            <Field label="Email address" error={violation('email')}>
+            <Field label={t('step.email')} error={violation('email')}>
               {(p) => <TextInput {...p} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
             </Field>
           ) : null}
           {step === 'password' ? (
-            <Field label="Password" error={violation('password')}>
+            <Field label={t('step.password')} error={violation('password')}>
               {(p) => <TextInput {...p} type="password" autoComplete="current-password" value={value} onChange={(e) => setValue(e.target.value)} required />}
             </Field>
           ) : (
-            <Field label="Code" error={fieldError} hint="6 digits">
+            <Field label={t('step.code')} error={fieldError} hint={t('step.codeHint')}>
               {(p) => <TextInput {...p} inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={8} value={value} onChange={(e) => setValue(e.target.value)} required />}
             </Field>
           )}
           <div className="actions">
-            <Button type="submit" variant="primary" busy={busy} disabled={dead}>{step === 'password' ? 'Continue' : 'Verify'}</Button>
+            <Button type="submit" variant="primary" busy={busy} disabled={dead}>{step === 'password' ? t('step.continue') : t('step.verify')}</Button>
             {step !== 'password' ? (
               <Button onClick={() => void sendCode()} disabled={busy || cooldown > 0 || dead || (step === 'enroll' && !email)}>
-                {sent ? 'Send a new code' : step === 'enroll' ? 'Send the code' : 'Send me a code'}
+                {sent ? t('step.sendNew') : step === 'enroll' ? t('step.sendEnroll') : t('step.sendMe')}
               </Button>
             ) : null}
             {current.challengeType === 'WEBAUTHN' && useCode ? (
-              <Button variant="link" onClick={() => { setError(null); setUseCode(false); }}>Use my passkey instead</Button>
+              <Button variant="link" onClick={() => { setError(null); setUseCode(false); }}>{t('step.usePasskeyInstead')}</Button>
             ) : null}
           </div>
-          {cooldown > 0 ? <p className="muted">You can ask for a new code in {cooldown} s.</p> : null}
+          {cooldown > 0 ? <p className="muted">{t('step.cooldown', { seconds: cooldown })}</p> : null}
         </form>
       )}
       <p>
-        <Button variant="link" onClick={onRestart}>{dead ? 'Start again' : 'Cancel and start again'}</Button>
+        <Button variant="link" onClick={onRestart}>{dead ? t('step.startAgain') : t('step.cancelRestart')}</Button>
       </p>
     </div>
   );

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { signInApi, useSignInContext } from './flow';
 import { PublicShell } from './PublicShell';
@@ -7,6 +8,7 @@ import { sectorLink } from './SignInPage';
 
 /** Asks for a password-reset link (the same answer whether or not the account exists). */
 export function ForgotPasswordPage() {
+  const { t } = useTranslation('signin');
   const { sectorID } = useSignInContext();
   const [login, setLogin] = useState('');
   const { busy, error, run } = useAsyncAction();
@@ -22,20 +24,20 @@ export function ForgotPasswordPage() {
   };
 
   return (
-    <PublicShell title="Reset your password">
+    <PublicShell title={t('forgotPage.title')}>
       {sent ? (
-        <p className="notice success" role="status">If an account matches, we sent it a link to choose a new password. The link is valid for a short time.</p>
+        <p className="notice success" role="status">{t('forgotPage.sent')}</p>
       ) : (
         <form onSubmit={submit} className="stack" noValidate>
-          <p>Enter your email address or username and we will mail you a link.</p>
+          <p>{t('forgotPage.intro')}</p>
           <ErrorMessage error={error} />
-          <Field label="Email or username">
+          <Field label={t('forgotPage.login')}>
             {(p) => <TextInput {...p} autoComplete="username" value={login} onChange={(e) => setLogin(e.target.value)} required />}
           </Field>
-          <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={!login.trim()}>Send me a link</Button>
+          <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={!login.trim()}>{t('forgotPage.submit')}</Button>
         </form>
       )}
-      <p><Link to={sectorLink('/account/sign-in', sectorID)}>Back to sign-in</Link></p>
+      <p><Link to={sectorLink('/account/sign-in', sectorID)}>{t('forgotPage.back')}</Link></p>
     </PublicShell>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { ApiError, type SessionTokens } from '../api/client';
 import { Button, ErrorMessage, Loading } from '../ui';
 import { ConsentStep } from './ConsentStep';
@@ -22,10 +23,6 @@ export function InteractionPage() {
   return <InteractionSignIn key={interactionID} interactionID={requested === interactionID ? interactionID : ''} />;
 }
 
-/** The reasons a request is no longer there (404 NOT_FOUND), in words. */
-const ENDED =
-  'This sign-in request has expired, was already completed, or does not exist. Go back to the app you came from and sign in from there again.';
-
 /**
  * Loads the request, then shows the sector's sign-in page for it; a successful sign-in
  * completes the request with its access token and sends the browser where the
@@ -34,6 +31,7 @@ const ENDED =
  * The user may also decline from the sign-in step ("Cancel and go back").
  */
 function InteractionSignIn({ interactionID }: { interactionID: string }) {
+  const { t } = useTranslation(['signin', 'common']);
   const location = useLocation();
   const [params] = useSearchParams();
   const details = useQuery({
@@ -61,9 +59,10 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
 
   if (notFound) {
     return (
-      <PublicShell title="This sign-in link has ended">
+      <PublicShell title={t('request.endedTitle')}>
         <div className="error-message" role="alert">
-          <p>{ENDED}</p>
+          {/* The reasons a request is no longer there (404 NOT_FOUND), in words. */}
+          <p>{t('request.ended')}</p>
         </div>
         {data ? <ReturnLink details={data} /> : null}
       </PublicShell>
@@ -72,10 +71,10 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
 
   if (details.error) {
     return (
-      <PublicShell title="Sign in">
-        <ErrorMessage error={details.error} title="The sign-in request could not be loaded." />
+      <PublicShell title={t('request.title')}>
+        <ErrorMessage error={details.error} title={t('request.loadFailed')} />
         <p>
-          <Button variant="primary" busy={details.isFetching} onClick={() => void details.refetch()}>Try again</Button>
+          <Button variant="primary" busy={details.isFetching} onClick={() => void details.refetch()}>{t('common:tryAgain')}</Button>
         </p>
       </PublicShell>
     );
@@ -83,18 +82,18 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
 
   if (!data) {
     return (
-      <PublicShell title="Sign in">
-        <Loading label="Loading the sign-in request…" />
+      <PublicShell title={t('request.title')}>
+        <Loading label={t('request.loading')} />
       </PublicShell>
     );
   }
 
-  const clientName = data.client.clientName || 'the app';
+  const clientName = data.client.clientName || t('request.theApp');
 
   if (leaving) {
     return (
-      <PublicShell title={`Sign in to continue to ${clientName}`}>
-        <Loading label={`Signed in. Returning to ${clientName}…`} />
+      <PublicShell title={t('title.for', { client: clientName })}>
+        <Loading label={t('request.returning', { client: clientName })} />
       </PublicShell>
     );
   }
@@ -165,13 +164,14 @@ function InteractionSignIn({ interactionID }: { interactionID: string }) {
 
 /** Who asks and, for an app of someone else, what it asks for (the consent step follows the sign-in); its registered links. */
 function RequestIntro({ details }: { details: InteractionDetails }) {
+  const { t } = useTranslation('signin');
   const { client } = details;
   const asked = client.firstParty ? [] : scopeWords(details.scopes);
   return (
     <>
       {asked.length > 0 ? (
         <div>
-          <p>{client.clientName || 'The app'} asks for:</p>
+          <p>{t('request.asksFor', { client: client.clientName || t('request.theAppStart') })}</p>
           <ul>
             {asked.map((words) => (
               <li key={words}>{words}</li>
@@ -186,11 +186,12 @@ function RequestIntro({ details }: { details: InteractionDetails }) {
 
 /** The app's registered links (http(s) only). */
 function AppLinks({ details }: { details: InteractionDetails }) {
+  const { t } = useTranslation('signin');
   const { client } = details;
   const links = [
-    { href: httpURL(client.clientURI), label: `About ${client.clientName || 'the app'}` },
-    { href: httpURL(client.policyURI), label: 'Privacy policy' },
-    { href: httpURL(client.tosURI), label: 'Terms of service' },
+    { href: httpURL(client.clientURI), label: t('request.about', { client: client.clientName || t('request.theApp') }) },
+    { href: httpURL(client.policyURI), label: t('request.privacy') },
+    { href: httpURL(client.tosURI), label: t('request.terms') },
   ].filter((link): link is { href: string; label: string } => link.href !== undefined);
   return links.length > 0 ? (
     <p className="links">
@@ -205,10 +206,11 @@ function AppLinks({ details }: { details: InteractionDetails }) {
 
 /** After the request ended: a way back to the app, if it registered its address. */
 function ReturnLink({ details }: { details: InteractionDetails }) {
+  const { t } = useTranslation('signin');
   const href = httpURL(details.client.clientURI);
   return href ? (
     <p>
-      <a href={href} rel="noopener noreferrer">Return to {details.client.clientName || 'the app'}</a>
+      <a href={href} rel="noopener noreferrer">{t('request.returnTo', { client: details.client.clientName || t('request.theApp') })}</a>
     </p>
   ) : null;
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { accountApi } from '../account/accountApi';
 import { ApiError, type SessionTokens } from '../api/client';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
@@ -11,14 +12,6 @@ import { sectorLink, useFinishSignIn } from './SignInPage';
 
 type LinkType = 'invitation' | 'password-reset' | 'magic-link' | 'email-verification' | 'email-change';
 
-const TITLES: Record<LinkType, string> = {
-  invitation: 'Accept your invitation',
-  'password-reset': 'Choose a new password',
-  'magic-link': 'Sign in with your link',
-  'email-verification': 'Verify your email address',
-  'email-change': 'Confirm your new email address',
-};
-
 const LINK_TYPES: readonly string[] = ['password-reset', 'magic-link', 'email-verification', 'email-change'];
 
 /**
@@ -28,6 +21,7 @@ const LINK_TYPES: readonly string[] = ['password-reset', 'magic-link', 'email-ve
  * is used up until the user acts (mail scanners that open links do no harm).
  */
 export function LinkPage() {
+  const { t } = useTranslation('signin');
   const [params] = useSearchParams();
   const { sectorID } = useSignInContext();
   const token = params.get('token') ?? '';
@@ -59,7 +53,7 @@ export function LinkPage() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if ((type === 'invitation' || type === 'password-reset') && password !== confirm) {
-      setMismatch('The two passwords differ.');
+      setMismatch(t('link.mismatch'));
       return;
     }
     setMismatch('');
@@ -77,16 +71,16 @@ export function LinkPage() {
 
   if (!token) {
     return (
-      <PublicShell title="This link is incomplete">
-        <p>The link has no token. Open the link from the mail again, or copy the whole address into the browser.</p>
-        <p><Link to={sectorLink('/account/sign-in', sectorID)}>Go to sign-in</Link></p>
+      <PublicShell title={t('link.incompleteTitle')}>
+        <p>{t('link.incomplete')}</p>
+        <p><Link to={sectorLink('/account/sign-in', sectorID)}>{t('link.goToSignIn')}</Link></p>
       </PublicShell>
     );
   }
 
   if (pending) {
     return (
-      <PublicShell title={TITLES[type]}>
+      <PublicShell title={t(`link.title.${type}`)}>
         <ContinueSignIn sectorID={sectorID} result={pending} onDone={(tokens) => void finish(tokens)} onRestart={() => setPending(null)} />
       </PublicShell>
     );
@@ -94,18 +88,18 @@ export function LinkPage() {
 
   if (verified) {
     return (
-      <PublicShell title="Email address verified">
-        <p className="notice success" role="status">Thank you: your email address is verified.</p>
-        <p><Link to={sectorLink('/account/sign-in', sectorID)}>Go to your account</Link></p>
+      <PublicShell title={t('link.verifiedTitle')}>
+        <p className="notice success" role="status">{t('link.verified')}</p>
+        <p><Link to={sectorLink('/account/sign-in', sectorID)}>{t('link.goToAccount')}</Link></p>
       </PublicShell>
     );
   }
 
   if (changedTo) {
     return (
-      <PublicShell title="Email address changed">
-        <p className="notice success" role="status">Your email address is now {changedTo}, and it is verified.</p>
-        <p><Link to={sectorLink('/account/sign-in', sectorID)}>Go to your account</Link></p>
+      <PublicShell title={t('link.changedTitle')}>
+        <p className="notice success" role="status">{t('link.changed', { email: changedTo })}</p>
+        <p><Link to={sectorLink('/account/sign-in', sectorID)}>{t('link.goToAccount')}</Link></p>
       </PublicShell>
     );
   }
@@ -114,30 +108,27 @@ export function LinkPage() {
   const linkDead = error instanceof ApiError && ['INVITE_NOT_FOUND', 'INVITE_EXPIRED', 'LINK_INVALID', 'LINK_EXPIRED'].includes(error.reason ?? '');
 
   return (
-    <PublicShell title={TITLES[type]}>
+    <PublicShell title={t(`link.title.${type}`)}>
       <form onSubmit={submit} className="stack" noValidate>
-        {type === 'invitation' ? <p>Welcome! Choose a password to finish setting up your account.</p> : null}
-        {type === 'magic-link' ? <p>Press the button to sign in on this device.</p> : null}
-        {type === 'email-verification' ? <p>Press the button to confirm that this email address is yours.</p> : null}
-        {type === 'email-change' ? <p>Press the button to make this address the email of your account.</p> : null}
+        {type !== 'password-reset' ? <p>{t(`link.intro.${type}`)}</p> : null}
         <ErrorMessage error={error} fields={type === 'invitation' || type === 'password-reset' ? ['password', 'newPassword'] : undefined} />
         {linkDead ? (
           <p>
-            {type === 'password-reset' ? <Link to={sectorLink('/account/forgot-password', sectorID)}>Ask for a new link</Link> : <Link to={sectorLink('/account/sign-in', sectorID)}>Go to sign-in</Link>}
+            {type === 'password-reset' ? <Link to={sectorLink('/account/forgot-password', sectorID)}>{t('link.askNew')}</Link> : <Link to={sectorLink('/account/sign-in', sectorID)}>{t('link.goToSignIn')}</Link>}
           </p>
         ) : null}
         {type === 'invitation' || type === 'password-reset' ? (
           <>
-            <Field label="New password" error={policy} hint="At least 8 characters; a passphrase of a few words works well.">
+            <Field label={t('link.newPassword')} error={policy} hint={t('link.newPasswordHint')}>
               {(p) => <TextInput {...p} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
             </Field>
-            <Field label="Repeat the new password" error={mismatch || undefined}>
+            <Field label={t('link.repeat')} error={mismatch || undefined}>
               {(p) => <TextInput {...p} type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} required />}
             </Field>
           </>
         ) : null}
         <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={linkDead || ((type === 'invitation' || type === 'password-reset') && !password)}>
-          {type === 'invitation' ? 'Set password and sign in' : type === 'password-reset' ? 'Save password and sign in' : type === 'magic-link' ? 'Sign in' : type === 'email-change' ? 'Use this email address' : 'Verify my email address'}
+          {t(`link.submit.${type}`)}
         </Button>
       </form>
     </PublicShell>

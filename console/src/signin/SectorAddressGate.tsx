@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { loadedAddress } from '../auth/sectorAddress';
 import { Button, ErrorMessage, Loading } from '../ui';
@@ -16,23 +17,23 @@ export function SectorAddressGate({ children }: { children: ReactNode }) {
 }
 
 function AddressedSector({ children }: { children: ReactNode }) {
+  const { t } = useTranslation(['signin', 'common']);
   const options = useSignInOptions('');
   if (options.data) return <>{children}</>;
   if (options.error instanceof ApiError && (options.error.status === 404 || options.error.status === 400)) {
     return (
-      <PublicShell title="There is no sign-in page here">
+      <PublicShell title={t('gate.noPageTitle')}>
         <p>
-          Nothing answers to <code>{loadedAddress?.basename}</code>: the organization or one of its sectors may have been renamed, or the
-          address was cut short. Open the link from your mail again, or ask your administrator for your sign-in address.
+          <Trans t={t} i18nKey="gate.noPage" values={{ address: loadedAddress?.basename }} components={{ code: <code /> }} />
         </p>
       </PublicShell>
     );
   }
   if (options.error) {
     return (
-      <PublicShell title="This page could not be loaded">
+      <PublicShell title={t('gate.failedTitle')}>
         <ErrorMessage error={options.error} />
-        <Button onClick={() => void options.refetch()} busy={options.isFetching}>Try again</Button>
+        <Button onClick={() => void options.refetch()} busy={options.isFetching}>{t('common:tryAgain')}</Button>
       </PublicShell>
     );
   }

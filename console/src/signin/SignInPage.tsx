@@ -1,5 +1,6 @@
 import { useEffect, useEffectEvent, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Trans, useTranslation } from 'react-i18next';
 import { WebAuthnAbortService } from '@simplewebauthn/browser';
 import type { SessionTokens } from '../api/client';
 import { useAuth, type Area } from '../auth/AuthContext';
@@ -10,12 +11,11 @@ import {
   afterSignIn,
   autofillAvailable,
   FLOW_PARAM,
-  FOREIGN_RETURN,
+  foreignReturn,
   isCeremonyCancelled,
   newSocialFlow,
   organizationOf,
   passkeySignIn,
-  PROVIDER_LABELS,
   signInApi,
   takeSocialFlow,
   useSignInContext,
@@ -76,6 +76,7 @@ export interface SignInFor {
  * leads to the account page and not back here.
  */
 export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignInFor }) {
+  const { t } = useTranslation('signin');
   const { sectorID: pageSector, sectorName, providers, selfSignUpAllowed, magicLinkLoginEnabled: sectorMagicLinks, next } = useSignInContext();
   // Identifier-first on the platform's own page: `ada@acme` signs in to tenant acme's default sector.
   const [organization, setOrganization] = useState<{ sectorID: string; username: string } | null>(null);
@@ -100,9 +101,9 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
   const action = useAsyncAction({
     initialError: () =>
       socialFlow === null && (returnedTransaction !== null || socialCode !== null)
-        ? new Error(FOREIGN_RETURN)
+        ? foreignReturn()
         : socialError
-          ? new Error(`The social sign-in did not complete (${socialError}). Try again or use another way to sign in.`)
+          ? new Error(t('socialFailed', { reason: socialError }))
           : null,
   });
   const { busyWith: busy, error, setError } = action;
@@ -152,7 +153,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
     // Only a flow this tab started, once, and only for the transaction it started; its verifier goes with the code.
     const flow = takeSocialFlow(socialFlow, 'sign-in');
     if (!flow || (returnedTransaction !== null && returnedTransaction !== flow.transactionID)) {
-      if (!socialError || flow) setError(new Error(FOREIGN_RETURN));
+      if (!socialError || flow) setError(foreignReturn());
       return;
     }
     if (!socialError && socialCode) void run('social', async () => onResult(await signInApi.socialResult(socialCode, flow.verifier)));
@@ -227,8 +228,8 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
         await signInApi.magicBegin(to.sectorID, signInFor ? { ...login, interactionID: signInFor.interactionID } : login);
         setNotice(
           signInFor
-            ? `If the account exists, a sign-in link is on its way. Open it in this browser to continue to ${signInFor.clientName}.`
-            : 'If the account exists, a sign-in link is on its way. Open it on this device.',
+            ? t('linkSentFor', { client: signInFor.clientName })
+            : t('linkSent'),
         );
       });
     }
@@ -239,7 +240,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
       try {
         await handle(await passkeySignIn(sectorID, username.trim() ? { username: username.trim() } : {}));
       } catch (e) {
-        if (isCeremonyCancelled(e)) throw new Error('The passkey prompt was closed or timed out. Try again, or sign in another way.');
+        if (isCeremonyCancelled(e)) throw new Error(t('passkeyClosed'));
         throw e;
       }
     });
@@ -258,8 +259,10 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
     });
 
   const title = signInFor
-    ? `Sign in to continue to ${signInFor.clientName}`
-    : `${area === 'console' ? 'Sign in to the console' : 'Sign in'}${sectorName ? ` — ${sectorName}` : ''}`;
+    ? t('title.for', { client: signInFor.clientName })
+    : sectorName
+      ? t(area === 'console' ? 'title.consoleSector' : 'title.accountSector', { sector: sectorName })
+      : t(area === 'console' ? 'title.console' : 'title.account');
 
   if (pending) {
     return (
@@ -284,17 +287,17 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
 
   return (
     <PublicShell title={title} area={area}>
-      {signInFor && sectorName ? <p>Use your {sectorName} account.</p> : null}
+      {signInFor && sectorName ? <p>{t('useAccount', { sector: sectorName })}</p> : null}
       {signInFor?.intro}
-      <div className="tabs" role="group" aria-label="Sign in with">
-        <Button aria-pressed={mode === 'password'} onClick={() => setMode('password')}>Password</Button>
-        <Button aria-pressed={mode === 'code'} onClick={() => setMode('code')}>Email code</Button>
-        {magicLinkLoginEnabled ? <Button aria-pressed={mode === 'magic'} onClick={() => setMode('magic')}>Email link</Button> : null}
+      <div className="tabs" role="group" aria-label={t('with')}>
+        <Button aria-pressed={mode === 'password'} onClick={() => setMode('password')}>{t('mode.password')}</Button>
+        <Button aria-pressed={mode === 'code'} onClick={() => setMode('code')}>{t('mode.code')}</Button>
+        {magicLinkLoginEnabled ? <Button aria-pressed={mode === 'magic'} onClick={() => setMode('magic')}>{t('mode.magic')}</Button> : null}
       </div>
       <form onSubmit={submit} className="stack" noValidate>
         <ErrorMessage error={error} />
         {notice ? <p className="notice success" role="status">{notice}</p> : null}
-        <Field label={mode === 'password' ? 'Username or email' : 'Email or username'}>
+        <Field label={mode === 'password' ? t('usernameOrEmail') : t('emailOrUsername')}>
           {(p) => (
             <TextInput
               {...p}
@@ -309,39 +312,38 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
           )}
         </Field>
         {mode === 'password' ? (
-          <Field label="Password">
+          <Field label={t('password')}>
             {(p) => <TextInput {...p} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
           </Field>
         ) : null}
         <Button type="submit" variant="primary" className="btn-block" busy={busy === mode} disabled={!username.trim() || (mode === 'password' && !password)}>
-          {mode === 'password' ? 'Sign in' : mode === 'code' ? 'Send me a code' : 'Email me a sign-in link'}
+          {t(`submit.${mode}`)}
         </Button>
-        {mode === 'code' ? <p className="hint">We send a code to the account's email address or phone; then you confirm with your password.</p> : null}
+        {mode === 'code' ? <p className="hint">{t('codeHint')}</p> : null}
         {findsOrganization ? (
           <p className="hint">
-            Signing in to an organization? Use your username followed by @ and the organization’s name from its sign-in address, like <code>ada@acme</code> for{' '}
-            <code>/t/acme/…</code> or <code>ada@acme/shop</code> for <code>/t/acme/shop/…</code>.
+            <Trans t={t} i18nKey="organizationHint" components={{ code: <code /> }} />
           </p>
         ) : null}
       </form>
-      <p className="divider">or</p>
+      <p className="divider">{t('or')}</p>
       <div className="stack">
-        <Button className="btn-block" busy={busy === 'passkey'} onClick={() => void withPasskey()}>Sign in with a passkey</Button>
+        <Button className="btn-block" busy={busy === 'passkey'} onClick={() => void withPasskey()}>{t('passkey')}</Button>
         {providers.map((provider) => (
           <Button key={provider} className="btn-block" busy={busy === provider} onClick={() => void social(provider)}>
-            Continue with {PROVIDER_LABELS[provider]}
+            {t('continueWith', { provider: t(`provider.${provider}`) })}
           </Button>
         ))}
       </div>
       <p className="links">
-        <Link to={sectorLink('/account/forgot-password', sectorID)}>Forgot your password?</Link>
-        {selfSignUpAllowed ? <Link to={sectorLink('/account/signup', sectorID)}>Create an account</Link> : null}
+        <Link to={sectorLink('/account/forgot-password', sectorID)}>{t('forgot')}</Link>
+        {selfSignUpAllowed ? <Link to={sectorLink('/account/signup', sectorID)}>{t('createAccount')}</Link> : null}
       </p>
       {findsOrganization ? <OrganizationChooser area={area} /> : null}
       {signInFor ? (
         <p>
           <Button variant="link" busy={busy === 'cancel'} disabled={busy !== '' && busy !== 'cancel'} onClick={() => void run('cancel', signInFor.cancel)}>
-            Cancel and go back to the app
+            {t('cancelToApp')}
           </Button>
         </p>
       ) : null}
@@ -354,6 +356,7 @@ export function SignInPage({ area, signInFor }: { area: Area; signInFor?: SignIn
  * sign-in page by its name. Only tenants' names are looked up, never accounts.
  */
 function OrganizationChooser({ area }: { area: Area }) {
+  const { t } = useTranslation('signin');
   const [name, setName] = useState('');
   const [problem, setProblem] = useState('');
   const { busy, error, run } = useAsyncAction();
@@ -362,7 +365,7 @@ function OrganizationChooser({ area }: { area: Area }) {
     void run(async () => {
       const found = await organizationOf(`_@${name.trim().toLowerCase()}`);
       if (!found) {
-        setProblem('No organization has this name. Check the address your administrator sent you.');
+        setProblem(t('organization.unknown'));
         return;
       }
       setProblem('');
@@ -373,13 +376,13 @@ function OrganizationChooser({ area }: { area: Area }) {
   };
   return (
     <details className="organization-chooser">
-      <summary>Go to your organization’s sign-in page</summary>
+      <summary>{t('organization.summary')}</summary>
       <form onSubmit={go} className="stack" noValidate>
         <ErrorMessage error={error} />
-        <Field label="Organization" hint="Its name as in its sign-in address: acme for /t/acme/…, acme/shop for /t/acme/shop/…." error={problem || undefined}>
+        <Field label={t('organization.label')} hint={t('organization.hint')} error={problem || undefined}>
           {(p) => <TextInput {...p} autoCapitalize="none" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} required />}
         </Field>
-        <Button type="submit" busy={busy} disabled={!name.trim()}>Continue</Button>
+        <Button type="submit" busy={busy} disabled={!name.trim()}>{t('organization.continue')}</Button>
       </form>
     </details>
   );

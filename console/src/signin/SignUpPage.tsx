@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { Button, ErrorMessage, Field, TextInput, useAsyncAction } from '../ui';
 import { ContinueSignIn } from './ContinueSignIn';
@@ -9,6 +10,7 @@ import { sectorLink, useFinishSignIn } from './SignInPage';
 
 /** Self sign-up where the sector allows it (else the API's SIGNUP_NOT_ALLOWED, in words). */
 export function SignUpPage() {
+  const { t } = useTranslation('signin');
   const { sectorID } = useSignInContext();
   const finish = useFinishSignIn('account', '/account');
   const [name, setName] = useState('');
@@ -28,7 +30,7 @@ export function SignUpPage() {
 
   if (pending) {
     return (
-      <PublicShell title="Create an account">
+      <PublicShell title={t('signUp.title')}>
         {/* A signup in a sector that requires MFA mails the enrolment code at once. */}
         <ContinueSignIn sectorID={sectorID} result={pending} username={email.trim()} codeSent={pending.status === 'MFA_ENROLLMENT_REQUIRED'} onDone={(tokens) => void finish(tokens)} onRestart={() => setPending(null)} />
       </PublicShell>
@@ -37,21 +39,21 @@ export function SignUpPage() {
 
   const violation = (field: string) => (error instanceof ApiError ? error.violation(field) : undefined);
   return (
-    <PublicShell title="Create an account">
+    <PublicShell title={t('signUp.title')}>
       <form onSubmit={submit} className="stack" noValidate>
         <ErrorMessage error={error} fields={['profile', 'email', 'password']} />
-        <Field label="Name" error={violation('profile')}>
+        <Field label={t('signUp.name')} error={violation('profile')}>
           {(p) => <TextInput {...p} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
-        <Field label="Email address" error={violation('email')} required>
+        <Field label={t('signUp.email')} error={violation('email')} required>
           {(p) => <TextInput {...p} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
         </Field>
-        <Field label="Password" error={violation('password')} required hint="At least 8 characters.">
+        <Field label={t('signUp.password')} error={violation('password')} required hint={t('signUp.passwordHint')}>
           {(p) => <TextInput {...p} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
         </Field>
-        <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={!email.trim() || !password}>Create account</Button>
+        <Button type="submit" variant="primary" className="btn-block" busy={busy} disabled={!email.trim() || !password}>{t('signUp.submit')}</Button>
       </form>
-      <p><Link to={sectorLink('/account/sign-in', sectorID)}>Already have an account? Sign in</Link></p>
+      <p><Link to={sectorLink('/account/sign-in', sectorID)}>{t('signUp.haveAccount')}</Link></p>
     </PublicShell>
   );
 }

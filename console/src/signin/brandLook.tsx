@@ -7,6 +7,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
 import { sectorSignInOptions, type SignInOptions } from '../auth/signInOptions';
 
 export type Branding = SignInOptions['branding'];
@@ -48,10 +49,10 @@ export function useBrandLook(branding: Branding | undefined): void {
   }, [branding]);
 }
 
-/** The branding of the signed-in user's sector (the account page). */
-export function useSectorBranding(sectorID: string | undefined): Branding | undefined {
+/** The sign-in options of the signed-in user's sector (the account page): its branding and default language. */
+export function useSectorOptions(sectorID: string | undefined): SignInOptions | undefined {
   const queryClient = useQueryClient();
-  return useQuery({ ...sectorSignInOptions(queryClient, sectorID ?? ''), enabled: sectorID !== undefined }).data?.branding;
+  return useQuery({ ...sectorSignInOptions(queryClient, sectorID ?? ''), enabled: sectorID !== undefined }).data;
 }
 
 /** The sector's logo (or nothing: the header then shows its name alone). */
@@ -62,13 +63,14 @@ export function BrandLogo({ branding }: { branding: Branding | undefined }) {
 
 /** The sector's terms, privacy and support links, when it has any. */
 export function BrandFooter({ branding }: { branding: Branding | undefined }) {
+  const { t } = useTranslation('common');
   if (!branding || (!branding.termsURL && !branding.privacyURL && !branding.supportEmail)) return null;
   return (
     <footer className="brand-footer">
       <ul className="links">
-        {branding.termsURL ? <li><a href={branding.termsURL} rel="noopener noreferrer">Terms of service</a></li> : null}
-        {branding.privacyURL ? <li><a href={branding.privacyURL} rel="noopener noreferrer">Privacy policy</a></li> : null}
-        {branding.supportEmail ? <li>Help: <a href={`mailto:${branding.supportEmail}`}>{branding.supportEmail}</a></li> : null}
+        {branding.termsURL ? <li><a href={branding.termsURL} rel="noopener noreferrer">{t('brand.terms')}</a></li> : null}
+        {branding.privacyURL ? <li><a href={branding.privacyURL} rel="noopener noreferrer">{t('brand.privacy')}</a></li> : null}
+        {branding.supportEmail ? <li>{t('brand.help')} <a href={`mailto:${branding.supportEmail}`}>{branding.supportEmail}</a></li> : null}
       </ul>
     </footer>
   );

@@ -8,6 +8,7 @@ import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { api, ApiError } from '../api/client';
+import { i18n } from '../i18n';
 import { loadedAddress } from '../auth/sectorAddress';
 import { pageSignInOptions, type SignInOptions } from '../auth/signInOptions';
 import type { Schemas } from '../api/types';
@@ -18,7 +19,6 @@ export type AuthResult = Schemas['AuthResultResponse'];
 
 const SOCIAL_PROVIDERS = ['google', 'github', 'apple', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
-export const PROVIDER_LABELS: Record<SocialProvider, string> = { google: 'Google', github: 'GitHub', apple: 'Apple', oidc: 'single sign-on' };
 
 /**
  * The sector the page signs in to: the one its address names (`/t/{tenant}/[{sector}/]`,
@@ -42,6 +42,7 @@ export function useSignInContext() {
     selfSignUpAllowed: data?.selfSignUpAllowed ?? false,
     magicLinkLoginEnabled: data?.magicLinkLoginEnabled ?? false,
     branding: data?.branding,
+    defaultLanguage: data?.defaultLanguage,
     optionsError: options.error,
     next,
   }), [sector, data, options.error, next]);
@@ -168,8 +169,9 @@ export function takeSocialFlow(id: string | null, purpose: StoredSocialFlow['pur
 }
 
 /** The refusal of a return this tab did not start (or of an old `?transactionID=` link). */
-export const FOREIGN_RETURN =
-  'This sign-in was not started in this browser tab, so nothing was signed in. If you did not follow a link someone sent you, start again with the button below.';
+export function foreignReturn(): Error {
+  return new Error(i18n.t('signin:foreignReturn'));
+}
 
 interface WebAuthnBegin {
   credentialAssertion: { publicKey: PublicKeyCredentialRequestOptionsJSON & { timout?: number } };

@@ -11,6 +11,7 @@
  */
 import { api, ApiError, seg, type SessionTokens } from '../api/client';
 import type { Schemas } from '../api/types';
+import { i18n } from '../i18n';
 
 /** GET /api/v1/oidc/interactions/{id}: a pending sign-in request, the app that asks (404 NOT_FOUND once unknown, expired or completed). */
 export type InteractionDetails = Schemas['OidcInteractionResponse'];
@@ -51,7 +52,7 @@ export function requestEnded(error: unknown): boolean {
 /** Where the browser goes next, from the service's answer; an answer without an http(s) address is an error in words. */
 export function nextAddress(answer: InteractionCompleted): string {
   const target = httpURL(answer.redirectTo);
-  if (!target) throw new Error('The service answered no address to continue to. Go back to the app and sign in from there again.');
+  if (!target) throw new Error(i18n.t('signin:request.noAddress'));
   return target;
 }
 
@@ -66,24 +67,19 @@ export function httpURL(value: string | undefined): string | undefined {
   }
 }
 
-/** What each scope gives the app, in words ('openid' is who the user is). */
-const SCOPE_WORDS: Record<string, string> = {
-  openid: 'who you are (an identifier of your account)',
-  profile: 'your name and profile details',
-  email: 'your email address',
-  phone: 'your phone number',
-  address: 'your postal address',
-  offline_access: 'access to these details while you are away',
-};
+/** The scopes whose meaning the page says in words (`signin:scope.*`; 'openid' is who the user is). */
+const WORDED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
+
+const scopeWord = (scope: string): string | undefined => (WORDED_SCOPES.has(scope) ? i18n.t(`signin:scope.${scope}`) : undefined);
 
 /** The requested scopes in words, in the order asked, unknown ones left out. */
 export function scopeWords(scopes: readonly string[]): string[] {
-  return [...new Set(scopes)].flatMap((scope) => (SCOPE_WORDS[scope] ? [SCOPE_WORDS[scope]] : []));
+  return [...new Set(scopes)].flatMap((scope) => scopeWord(scope) ?? []);
 }
 
 /** Granted scopes in words, in order; an unknown scope keeps its own name (what was granted is never hidden). */
 export function scopeWordsOrNames(scopes: readonly string[]): string[] {
-  return [...new Set(scopes)].map((scope) => SCOPE_WORDS[scope] ?? scope);
+  return [...new Set(scopes)].map((scope) => scopeWord(scope) ?? scope);
 }
 
 /** What a mailed sign-in link's page hands the request's page in the history entry (see interactionHandOver). */

@@ -1,4 +1,5 @@
 import { useId, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button } from './Button';
 import { ErrorMessage } from './Feedback';
 import { useModalDialog } from './useModalDialog';
@@ -24,7 +25,8 @@ export interface ConfirmDialogProps {
  * returns to what had it before (to the main landmark when that is gone, e.g. the
  * row of a deleted item).
  */
-export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', cancelLabel = 'Cancel', danger = false, busy = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel, danger = false, busy = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
+  const { t } = useTranslation('common');
   const cancelRef = useRef<HTMLButtonElement>(null);
   const ref = useModalDialog(open, cancelRef);
   const titleId = useId();
@@ -53,8 +55,8 @@ export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm',
           {children ? <div id={bodyId} className="dialog-body">{children}</div> : null}
           <ErrorMessage error={error} />
           <div className="dialog-actions">
-            <Button ref={cancelRef} onClick={onCancel} disabled={busy}>{cancelLabel}</Button>
-            <Button type="submit" variant={danger ? 'danger' : 'primary'} busy={busy}>{confirmLabel}</Button>
+            <Button ref={cancelRef} onClick={onCancel} disabled={busy}>{cancelLabel ?? t('cancel')}</Button>
+            <Button type="submit" variant={danger ? 'danger' : 'primary'} busy={busy}>{confirmLabel ?? t('confirm')}</Button>
           </div>
         </form>
       ) : null}

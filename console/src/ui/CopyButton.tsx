@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button } from './Button';
 
 /**
@@ -6,7 +7,8 @@ import { Button } from './Button';
  * `name` is the button's accessible name where several copy buttons show the same
  * `label` (a table's rows); it should start with that label.
  */
-export function CopyButton({ value, label = 'Copy', name }: { value: string; label?: string; name?: string }) {
+export function CopyButton({ value, label, name }: { value: string; label?: string; name?: string }) {
+  const { t } = useTranslation('common');
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -19,9 +21,9 @@ export function CopyButton({ value, label = 'Copy', name }: { value: string; lab
   };
   return (
     <>
-      <Button onClick={() => void copy()} aria-label={state === 'copied' ? undefined : name}>{state === 'copied' ? 'Copied' : label}</Button>
+      <Button onClick={() => void copy()} aria-label={state === 'copied' ? undefined : name}>{state === 'copied' ? t('copy.copied') : label ?? t('copy.label')}</Button>
       <span className="visually-hidden" role="status">
-        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Copying failed: select the text and copy it' : ''}
+        {state === 'copied' ? t('copy.done') : state === 'failed' ? t('copy.failed') : ''}
       </span>
     </>
   );

@@ -1,5 +1,6 @@
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
 import { useId, useSyncExternalStore, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button } from './Button';
 import { EmptyState, ErrorMessage, Loading } from './Feedback';
 import { Field, Select } from './Field';
@@ -52,7 +53,7 @@ export function useNarrow(): boolean {
  * column's header, in a definition list) with a "Sort by" select: nothing is cut off
  * and every row action stays reachable without scrolling sideways.
  */
-export function DataTable<T>({ caption, hideCaption, columns, data, loading, error, emptyTitle = 'Nothing here yet', emptyBody, getRowId, page = 1, pageCount, totalCount, onPageChange, sorting = [], onSortingChange }: DataTableProps<T>) {
+export function DataTable<T>({ caption, hideCaption, columns, data, loading, error, emptyTitle, emptyBody, getRowId, page = 1, pageCount, totalCount, onPageChange, sorting = [], onSortingChange }: DataTableProps<T>) {
   // TanStack Table returns functions that the React Compiler must not memoize; this component is not compiled.
   // eslint-disable-next-line react-hooks/incompatible-library
   const table = useReactTable<T>({
@@ -72,6 +73,7 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
     },
   });
 
+  const { t } = useTranslation('common');
   const narrow = useNarrow();
   const captionId = useId();
 
@@ -84,7 +86,7 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
     <>
       <p id={captionId} className={hideCaption ? 'visually-hidden' : 'table-cards__caption'}>{caption}</p>
       {sortable.length > 0 && onSortingChange ? (
-        <Field label="Sort by">
+        <Field label={t('table.sortBy')}>
           {(p) => (
             <Select
               {...p}
@@ -96,8 +98,8 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
               options={sortable.flatMap((c) => {
                 const name = typeof c.columnDef.header === 'string' ? c.columnDef.header : c.id;
                 return [
-                  { value: `${c.id}:asc`, label: `${name}, ascending` },
-                  { value: `${c.id}:desc`, label: `${name}, descending` },
+                  { value: `${c.id}:asc`, label: t('table.ascending', { name }) },
+                  { value: `${c.id}:desc`, label: t('table.descending', { name }) },
                 ];
               })}
             />
@@ -168,16 +170,16 @@ export function DataTable<T>({ caption, hideCaption, columns, data, loading, err
     <div className="table-block">
       {body}
       {loading && !data ? <Loading /> : null}
-      {data && data.length === 0 && !loading ? <EmptyState title={emptyTitle}>{emptyBody}</EmptyState> : null}
+      {data && data.length === 0 && !loading ? <EmptyState title={emptyTitle ?? t('table.empty')}>{emptyBody}</EmptyState> : null}
       {error && data ? <ErrorMessage error={error} /> : null}
       {onPageChange && (pageCount ?? 0) > 0 ? (
-        <nav className="pager" aria-label={`${caption} pages`}>
-          <Button onClick={() => onPageChange(page - 1)} disabled={page <= 1 || loading}>Previous page</Button>
+        <nav className="pager" aria-label={t('table.pages', { caption })}>
+          <Button onClick={() => onPageChange(page - 1)} disabled={page <= 1 || loading}>{t('table.previous')}</Button>
           <span className="pager-status" aria-live="polite">
-            Page {page} of {pageCount}
-            {totalCount !== undefined ? ` · ${totalCount} in all` : ''}
+            {t('table.pageOf', { page, pageCount })}
+            {totalCount !== undefined ? t('table.inAll', { count: totalCount }) : ''}
           </span>
-          <Button onClick={() => onPageChange(page + 1)} disabled={page >= (pageCount ?? 1) || loading}>Next page</Button>
+          <Button onClick={() => onPageChange(page + 1)} disabled={page >= (pageCount ?? 1) || loading}>{t('table.next')}</Button>
         </nav>
       ) : null}
     </div>

@@ -1,4 +1,5 @@
 import { Component, useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button } from './Button';
 import { retryFailedScreens } from './lazyScreen';
 
@@ -40,28 +41,25 @@ export class ScreenBoundary extends Component<ScreenBoundaryProps, ScreenBoundar
   }
 }
 
-const TITLE = 'This screen could not be loaded';
-
 /** The panel in place of a failed screen: its heading takes focus so the keyboard and screen readers start there. */
 function ScreenFailed({ onRetry }: { onRetry: () => void }) {
+  const { t } = useTranslation('common');
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const title = t('screenFailed.title');
   useEffect(() => {
-    document.title = `${TITLE} · Identity`;
+    document.title = `${title} · Identity`;
     headingRef.current?.focus();
-  }, []);
+  }, [title]);
   return (
     <main id="main" className="page" tabIndex={-1}>
       <div className="screen-failed" role="alert" aria-labelledby="screen-failed-heading">
         <h1 id="screen-failed-heading" ref={headingRef} tabIndex={-1}>
-          {TITLE}
+          {title}
         </h1>
-        <p>
-          The network may be down, the service may be unavailable for a moment, or a newer version of this console has been
-          installed. Try again, or choose another screen above.
-        </p>
+        <p>{t('screenFailed.body')}</p>
         <div className="actions">
           <Button variant="primary" onClick={onRetry}>
-            Try again
+            {t('tryAgain')}
           </Button>
         </div>
       </div>

@@ -1,12 +1,15 @@
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
+import { i18n } from '../i18n';
 
 /** A polite "Loading…" status (screen readers hear it; nothing flashes for fast answers). */
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+export function Loading({ label }: { label?: string }) {
+  const { t } = useTranslation('common');
   return (
     <p className="loading" role="status">
       <span className="spinner" aria-hidden="true" />
-      {label}
+      {label ?? t('loading')}
     </p>
   );
 }
@@ -24,21 +27,21 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   if (error instanceof Error) return error.message;
-  return 'Something went wrong.';
+  return i18n.t('common:error.generic');
 }
 
 /** What an outage or a wait means for the user: the service unreachable (status 0) or unavailable (502, 503, 504), or too many attempts (429, with the wait). */
 function outageText(error: ApiError | null): string | null {
   if (!error) return null;
-  if (error.status === 0) return 'The service cannot be reached. Check your connection; what you typed is kept.';
-  if (error.status === 502 || error.status === 503 || error.status === 504) return 'The service is unavailable right now. Try again in a moment; what you typed is kept.';
-  if (error.status === 429 && error.retryAfterSeconds !== undefined) return `${error.message} You can try again in ${waitText(error.retryAfterSeconds)}.`;
+  if (error.status === 0) return i18n.t('common:error.unreachable');
+  if (error.status === 502 || error.status === 503 || error.status === 504) return i18n.t('common:error.unavailable');
+  if (error.status === 429 && error.retryAfterSeconds !== undefined) return i18n.t('common:error.tooMany', { message: error.message, wait: waitText(error.retryAfterSeconds) });
   return null;
 }
 
-/** A wait in words: "1 second", "40 seconds", "2 minutes" (rounded up), "1 hour". */
+/** A wait in words, in the page's language (Intl): "1 second", "40 seconds", "2 minutes" (rounded up), "1 hour". */
 function waitText(seconds: number): string {
-  const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const unit = (n: number, name: 'second' | 'minute' | 'hour') => new Intl.NumberFormat(i18n.language, { style: 'unit', unit: name, unitDisplay: 'long' }).format(n);
   if (seconds < 60) return unit(Math.max(1, Math.ceil(seconds)), 'second');
   if (seconds < 3600) return unit(Math.ceil(seconds / 60), 'minute');
   return unit(Math.ceil(seconds / 3600), 'hour');
@@ -74,12 +77,12 @@ export function ErrorMessage({ error, title, fields }: { error: unknown; title?:
 
 /** "Correct the marked field." / "Correct the 3 marked fields." (`also`: before a list of further values). */
 function markedText(count: number, also: boolean): string {
-  const fields = count === 1 ? 'the marked field' : `the ${count} marked fields`;
-  return also ? `Correct ${fields}, and check these values:` : `Correct ${fields}.`;
+  return also ? i18n.t('common:error.markedFieldAlso', { count }) : i18n.t('common:error.markedField', { count });
 }
 
 function ErrorPanel({ error, title, fields }: { error: unknown; title?: string; fields?: FieldsShown }) {
   const ref = useRef<HTMLDivElement>(null);
+  const { t } = useTranslation('common');
   useEffect(() => {
     const panel = ref.current;
     if (!panel) return;
@@ -93,7 +96,7 @@ function ErrorPanel({ error, title, fields }: { error: unknown; title?: string; 
   // The service's message repeats its violations ("Invalid request: email: …"), so with violations it is not shown.
   const listed = violations.filter((v) => fieldShowing(v.field, fields) === undefined);
   const marked = new Set(violations.map((v) => fieldShowing(v.field, fields)).filter((name) => name !== undefined)).size;
-  const text = outage ?? (violations.length === 0 ? errorText(error) : marked > 0 ? markedText(marked, listed.length > 0) : 'Check these values:');
+  const text = outage ?? (violations.length === 0 ? errorText(error) : marked > 0 ? markedText(marked, listed.length > 0) : t('error.checkValues'));
   return (
     <div className="error-message" role="alert" tabIndex={-1} ref={ref}>
       {title ? <p className="error-title">{title}</p> : null}
@@ -107,7 +110,7 @@ function ErrorPanel({ error, title, fields }: { error: unknown; title?: string; 
           ))}
         </ul>
       ) : null}
-      {api?.requestId ? <p className="request-id">Request id: <code>{api.requestId}</code></p> : null}
+      {api?.requestId ? <p className="request-id">{t('error.requestId')} <code>{api.requestId}</code></p> : null}
     </div>
   );
 }
