@@ -12,7 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, closeAll, newConsolePage, requireConsoleBuild, startBrowser } from './support/browser';
+import { checkAccessibleScreen, closeAll, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createSector, createUser, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
 import { ico, png } from './support/images';
 import { freePort } from './support/global-setup';
@@ -113,6 +113,46 @@ describe('a branded sector’s pages, in chromium', () => {
     expect(await cssVar(page, '--accent')).toBe(PRIMARY);
     await expect(page.getByRole('link', { name: 'Terms of service' }).isVisible()).resolves.toBe(true);
     await checkAccessibleScreen(page, 'branded-account', SHOTS);
+  });
+
+  it('the console’s settings edit the look with a live preview, refuse a low contrast at its field, and take a new logo', async () => {
+    const page = await openPage();
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
+    await page.goto(`${t.baseUrl}/console/sectors/${sector}/settings`);
+    const form = page.getByRole('form', { name: 'Sector settings' });
+    const displayName = form.getByLabel('Display name', { exact: true });
+    await displayName.waitFor();
+    expect(await displayName.inputValue()).toBe('Acme Shop');
+    const primary = form.getByLabel('Primary colour (light mode)');
+    expect(await primary.inputValue()).toBe(PRIMARY);
+
+    // The preview follows the colour as it is typed, before saving.
+    await primary.fill('#7a1fa2');
+    const lightButton = page.getByRole('figure').filter({ hasText: 'Light mode' }).getByText('Sign in', { exact: true });
+    await expect(lightButton.evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor)).resolves.toBe('rgb(122, 31, 162)');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).first().waitFor();
+    const stored = await t.http().get(`/api/v1/sectors/${sector}/settings`).set(admin());
+    expect(stored.body.BrandPrimaryColor).toBe('#7a1fa2');
+
+    // A colour the pages could not be read with: refused, said once, at its field.
+    await primary.fill('#ffd60a');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    const refusal = form.getByText(/^contrast with the background is 1\.\d:1; at least 4\.5:1 is needed \(WCAG AA\)$/);
+    await refusal.waitFor();
+    await expect(refusal.count()).resolves.toBe(1);
+    expect((await t.http().get(`/api/v1/sectors/${sector}/settings`).set(admin())).body.BrandPrimaryColor).toBe('#7a1fa2');
+
+    // A new logo, chosen as a file: saved at once; an SVG is refused with the reason.
+    const before = (await t.http().get(`/api/v1/sectors/${sector}/settings`).set(admin())).body.BrandLogoURL as string;
+    await page.getByLabel('Replace the logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png(200, 50, '#7a1fa2') });
+    await page.getByRole('status').filter({ hasText: 'Logo saved.' }).first().waitFor();
+    const after = (await t.http().get(`/api/v1/sectors/${sector}/settings`).set(admin())).body.BrandLogoURL as string;
+    expect(after).not.toBe(before);
+    await page.getByRole('img', { name: 'Current logo' }).and(page.locator(`img[src="${after}"]`)).waitFor();
+    await page.getByLabel('Replace the logo').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
+    await page.getByText(/this is an SVG image \(it may carry script\)/).waitFor();
+    await checkAccessibleScreen(page, 'branding-settings', SHOTS);
   });
 
   it('a sector without branding keeps the built-in look', async () => {

@@ -1,5 +1,6 @@
 import { api } from '../api/client';
 import type {
+  BrandAsset,
   CreateApiTokenResponse,
   CreateOidcClientResponse,
   CreateSectorBody,
@@ -79,6 +80,9 @@ export const settingsApi = {
   update: (sectorID: string, body: UpdateSectorSettingsBody) => api.put<SectorSettings>(`/api/v1/sectors/${enc(sectorID)}/settings`, body),
   /** Renders a message with sample values (absent templates: the sector's stored ones, or the built-in defaults). */
   preview: (sectorID: string, body: TemplatePreviewBody) => api.post<TemplatePreview>(`/api/v1/sectors/${enc(sectorID)}/templates/preview`, body),
+  /** Uploads the sector's logo or favicon (the image's bytes, base64). */
+  uploadImage: (sectorID: string, asset: 'logo' | 'favicon', data: string) => api.put<BrandAsset>(`/api/v1/sectors/${enc(sectorID)}/branding/${asset}`, { data }),
+  removeImage: (sectorID: string, asset: 'logo' | 'favicon') => api.del<Record<string, never>>(`/api/v1/sectors/${enc(sectorID)}/branding/${asset}`),
 };
 
 export type UserSort = 'name' | 'email' | 'created_at' | 'updated_at';

@@ -69,3 +69,4 @@ export type TestWebhookResponse = Schemas['TestWebhookResponse'];
 export type WebhookDelivery = Schemas['WebhookDeliveryResponse'];
 export type WebhookDeliveryStatus = WebhookDelivery['status'];
 export type ListWebhookDeliveriesResponse = Schemas['ListWebhookDeliveriesResponse'];
+export type BrandAsset = Schemas['BrandAssetResponse'];

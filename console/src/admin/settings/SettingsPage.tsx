@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm, useWatch, type UseFormRegister, type FieldErrors } from 'react-hook-form';
 import { ApiError } from '../../api/client';
-import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
+import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Section, Select, TextArea, TextInput, useToast } from '../../ui';
+import { BrandImages, BrandPreview } from './BrandingSection';
 import { settingsApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { MessageKind, SectorSettings, UpdateSectorSettingsBody } from '../types';
@@ -57,6 +58,20 @@ function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; r
     return (
       <Field label={spec.label} hint={spec.help} error={error}>
         {(p) => <TextArea {...p} rows={3} spellCheck={false} autoComplete="off" {...register(spec.key)} />}
+      </Field>
+    );
+  }
+  if (spec.kind === 'choice') {
+    return (
+      <Field label={spec.label} hint={spec.help} error={error}>
+        {(p) => <Select {...p} options={spec.options} {...register(spec.key)} />}
+      </Field>
+    );
+  }
+  if (spec.kind === 'color') {
+    return (
+      <Field label={spec.label} hint={spec.help} error={error}>
+        {(p) => <TextInput {...p} className="input--color" placeholder="#rrggbb" maxLength={7} autoComplete="off" spellCheck={false} {...register(spec.key)} />}
       </Field>
     );
   }
@@ -140,7 +155,7 @@ function TemplateEditor({
   );
 }
 
-function SettingsForm({ sectorID, settings }: { sectorID: string; settings: SectorSettings }) {
+function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; sectorName: string; settings: SectorSettings }) {
   const toast = useToast();
   const queryClient = useQueryClient();
   const {
@@ -199,6 +214,17 @@ function SettingsForm({ sectorID, settings }: { sectorID: string; settings: Sect
           {group.fields.map((spec) => (
             <SettingInput key={spec.key} spec={spec} register={register} errors={errors} sectorID={sectorID} />
           ))}
+          {group.id === 'look' ? (
+            <>
+              <BrandPreview
+                name={String(values.BrandDisplayName || '') || sectorName}
+                logoURL={settings.BrandLogoURL}
+                light={{ primary: String(values.BrandPrimaryColor ?? ''), background: String(values.BrandBackgroundColor ?? '') }}
+                dark={{ primary: String(values.BrandPrimaryColorDark ?? ''), background: String(values.BrandBackgroundColorDark ?? '') }}
+              />
+              <BrandImages sectorID={sectorID} settings={settings} />
+            </>
+          ) : null}
         </Section>
       ))}
       {TEMPLATE_GROUPS.map((group) => (
@@ -225,7 +251,7 @@ export default function SettingsPage() {
       {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
       {query.isPending ? <Loading label="Loading the settings…" /> : null}
       {query.isError ? <ErrorMessage error={query.error} title="The settings could not be loaded." /> : null}
-      {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} settings={query.data} /> : null}
+      {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} sectorName={sector?.name ?? ''} settings={query.data} /> : null}
       {!query.isPending && !query.isError && !query.data ? <EmptyState title="No settings to show." /> : null}
     </Page>
   );

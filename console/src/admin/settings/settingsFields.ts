@@ -7,7 +7,9 @@ export type SettingKey = Exclude<keyof SectorSettings, 'sectorID'>;
 export type FieldSpec =
   | { key: SettingKey; kind: 'boolean'; label: string; help?: string }
   | { key: SettingKey; kind: 'int64'; label: string; help: string; min: number; max: number; unit: string }
-  | { key: SettingKey; kind: 'text'; label: string; help?: string; maxLength?: number; type?: 'text' | 'url' }
+  | { key: SettingKey; kind: 'text'; label: string; help?: string; maxLength?: number; type?: 'text' | 'url' | 'email' }
+  | { key: SettingKey; kind: 'color'; label: string; help: string }
+  | { key: SettingKey; kind: 'choice'; label: string; help: string; options: Array<{ value: string; label: string }> }
   | { key: SettingKey; kind: 'origins'; label: string; help: string };
 
 export interface FieldGroup {
@@ -40,6 +42,31 @@ export const GENERAL_GROUPS: FieldGroup[] = [
       { key: 'InviteExpirationHours', kind: 'int64', label: 'Invitation validity', unit: 'hours', min: 1, max: 8760, help: '1 to 8,760 hours. 0 restores the default (168).' },
       { key: 'PasswordResetTimeoutMinutes', kind: 'int64', label: 'Reset and magic-link validity', unit: 'minutes', min: 1, max: 1440, help: '1 to 1,440 minutes. 0 restores the default (15).' },
       { key: 'AuditRetentionDays', kind: 'int64', label: 'Audit retention', unit: 'days', min: 1, max: 3650, help: '1 to 3,650 days. 0 restores the default (365).' },
+    ],
+  },
+  {
+    id: 'look',
+    title: 'Look and language',
+    fields: [
+      { key: 'BrandDisplayName', kind: 'text', label: 'Display name', maxLength: 100, help: 'The name the sector’s sign-in and account pages and its mails show. Empty: the sector’s name.' },
+      { key: 'BrandPrimaryColor', kind: 'color', label: 'Primary colour (light mode)', help: 'Links, buttons and focus rings, as #rrggbb. Empty: the built-in blue. Refused when the pages would miss WCAG AA contrast.' },
+      { key: 'BrandBackgroundColor', kind: 'color', label: 'Background colour (light mode)', help: 'The page behind the cards, as #rrggbb. Empty: the built-in one.' },
+      { key: 'BrandPrimaryColorDark', kind: 'color', label: 'Primary colour (dark mode)', help: 'As #rrggbb, for visitors whose system is in dark mode. Empty: the built-in one.' },
+      { key: 'BrandBackgroundColorDark', kind: 'color', label: 'Background colour (dark mode)', help: 'As #rrggbb. Empty: the built-in one.' },
+      { key: 'TermsURL', kind: 'text', type: 'url', label: 'Terms of service link', help: 'Shown at the foot of the public pages. Empty: none.' },
+      { key: 'PrivacyURL', kind: 'text', type: 'url', label: 'Privacy policy link', help: 'Shown at the foot of the public pages. Empty: none.' },
+      { key: 'SupportEmail', kind: 'text', type: 'email', label: 'Support address', help: 'Shown on the public pages and in mails. Empty: none.' },
+      {
+        key: 'DefaultLanguage',
+        kind: 'choice',
+        label: 'Default language',
+        help: 'The language of mails to users whose own language is not known or not offered.',
+        options: [
+          { value: 'en', label: 'English' },
+          { value: 'de', label: 'Deutsch' },
+          { value: 'fr', label: 'Français' },
+        ],
+      },
     ],
   },
   {
