@@ -6,14 +6,16 @@
  * DefaultLanguage, and the language switcher's pick is remembered across a reload.
  * `<html lang>` follows. The German pages — the longest words — fit a 390 px phone
  * screen, and axe finds no serious or critical violation on the translated pages in
- * light and dark mode; screenshots go to test-artifacts/screenshots/lang-*.png.
+ * light and dark mode; screenshots go to test-artifacts/screenshots/lang-*.png. The
+ * console's settings page edits a language's own mail templates, previewed in that
+ * language, a broken one refused at its field with that language shown.
  *
  * Needs the console built first (dist/console). If chromium cannot start, the spec fails.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkAccessibleScreen, closeAll, pageWidth, requireConsoleBuild, startBrowser } from './support/browser';
+import { checkAccessibleScreen, closeAll, pageWidth, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createSector, createUser, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
 import { png } from './support/images';
 import { freePort } from './support/global-setup';
@@ -157,6 +159,45 @@ describe('the console in the user’s language, in chromium', () => {
     expect(await accent()).toBe('#0b6e4f');
     expect(await pageWidth(page)).toEqual({ overflow: false, wider: [] });
     await checkAccessibleScreen(page, 'lang-branded-sign-in-fr', SHOTS);
+  });
+
+  it('the console’s settings edit a language’s own mail templates, previewed in that language', async () => {
+    const own = await createSector(t, tenant.adminToken, uniqueSlug('vorlagen'));
+    const admin = { Authorization: `Bearer ${tenant.adminToken}` };
+    const page = await openPage('en-GB');
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
+    await page.goto(`${t.baseUrl}/console/sectors/${own}/settings`);
+    const form = page.getByRole('form', { name: 'Sector settings' });
+    const language = form.getByLabel('Language of the message templates');
+    await language.waitFor();
+    await expect(language.locator('option:checked').textContent()).resolves.toBe('English (the default language)');
+    const subject = form.getByLabel('Password-reset subject');
+    const previewed = (part: string) => page.getByTestId(`preview-passwordReset-${part}`);
+
+    // German: its own subject, previewed with the German built-in body; English keeps its own.
+    await language.selectOption('de');
+    await expect(subject.inputValue()).resolves.toBe('');
+    await subject.fill('Neues Passwort für {{brandName}}');
+    await previewed('subject').filter({ hasText: /^Neues Passwort für / }).waitFor();
+    await previewed('text').filter({ hasText: 'Jemand hat angefordert, das Passwort Ihres Kontos' }).waitFor();
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).first().waitFor();
+    const stored = await t.http().get(`/api/v1/sectors/${own}/settings`).set(admin);
+    expect(stored.body.LocalizedTemplates).toEqual({ de: { PasswordResetEmailSubject: 'Neues Passwort für {{brandName}}' } });
+    expect(stored.body.PasswordResetEmailSubject).toBe('');
+    await language.selectOption('en');
+    await expect(subject.inputValue()).resolves.toBe('');
+    await previewed('subject').filter({ hasText: /^Reset your .* password$/ }).waitFor();
+
+    // French: a template that does not compile is refused at its field, French still picked.
+    await language.selectOption('fr');
+    await subject.fill('{{#if brandName}}');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.getByText(/^must be a valid Handlebars template/).waitFor();
+    await expect(subject.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(language.inputValue()).resolves.toBe('fr');
+    expect((await t.http().get(`/api/v1/sectors/${own}/settings`).set(admin)).body.LocalizedTemplates).toEqual({ de: { PasswordResetEmailSubject: 'Neues Passwort für {{brandName}}' } });
+    await checkAccessibleScreen(page, 'lang-templates-fr', SHOTS);
   });
 
   it('a browser language without a catalogue falls back to the sector’s default language', async () => {

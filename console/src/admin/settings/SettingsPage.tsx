@@ -7,23 +7,53 @@ import { BrandImages, BrandPreview } from './BrandingSection';
 import { settingsApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
 import type { MessageKind, SectorSettings, UpdateSectorSettingsBody } from '../types';
-import { ALL_SETTING_KEYS, GENERAL_GROUPS, SMS_MAX, SUBJECT_MAX, TEMPLATE_GROUPS, TEMPLATE_MAX, type FieldSpec, type SettingKey, type TemplateGroup } from './settingsFields';
+import {
+  ALL_SETTING_KEYS,
+  GENERAL_GROUPS,
+  LANGUAGE_OPTIONS,
+  SMS_MAX,
+  SUBJECT_MAX,
+  TEMPLATE_GROUPS,
+  TEMPLATE_KEYS,
+  TEMPLATE_MAX,
+  type FieldSpec,
+  type LanguageCode,
+  type SettingKey,
+  type TemplateGroup,
+} from './settingsFields';
 import { previewKey, TemplatePreviews } from './TemplatePreview';
 
-/** The form's values: every setting, origins as one per line. */
-type FormValues = Record<SettingKey, string | boolean>;
+/**
+ * The form's values: every setting, origins as one per line; `localized` holds the
+ * templates of the languages other than the stored default one (LocalizedTemplates),
+ * every template setting of each, '' for the built-in text.
+ */
+type FormValues = Record<SettingKey, string | boolean> & { localized: Record<string, Record<string, string>> };
+
+/** A template's form field: the top-level setting in the default language, else that language's entry. */
+type TemplateField = SettingKey | `localized.${string}.${string}`;
+
+const templateField = (language: string, defaultLanguage: string, key: SettingKey): TemplateField => (language === defaultLanguage ? key : `localized.${language}.${key}`);
 
 /** The message each template group configures, as the preview endpoint names it. */
 const MESSAGE_KIND: Record<TemplateGroup['kind'], MessageKind> = { otp: 'code', invite: 'invite', passwordReset: 'passwordReset' };
+
+/** The fields whose violations the form marks at an input (a language's templates among them). */
+const SHOWN_FIELDS = [...ALL_SETTING_KEYS, 'LocalizedTemplates'];
 
 /** An empty template sends the built-in text, which the preview shows. */
 const BUILT_IN = 'Empty: the built-in text (see the preview)';
 
 function toForm(s: SectorSettings): FormValues {
-  const out = {} as FormValues;
+  const out = { localized: {} } as unknown as FormValues;
   for (const key of ALL_SETTING_KEYS) {
     const value = s[key];
     out[key] = Array.isArray(value) ? value.join('\n') : (value as string | boolean);
+  }
+  for (const { value: language } of LANGUAGE_OPTIONS) {
+    if (language === s.DefaultLanguage) continue;
+    const stored = s.LocalizedTemplates?.[language] ?? {};
+    out.localized[language] = Object.fromEntries(TEMPLATE_KEYS.map((key) => [key, stored[key] ?? '']));
   }
   return out;
 }
@@ -33,9 +63,21 @@ function fieldSpec(key: SettingKey): FieldSpec | undefined {
   return undefined;
 }
 
-/** The PUT body: only the fields the admin changed (PUT merges; absent fields keep their value). */
-function toBody(values: FormValues, dirty: Partial<Record<SettingKey, unknown>>): UpdateSectorSettingsBody {
+type DirtyFields = Partial<Record<SettingKey, unknown>> & { localized?: Record<string, unknown> };
+
+/**
+ * The PUT body: only the fields the admin changed (PUT merges; absent fields keep their
+ * value). A language whose templates changed is sent whole, its empty ones left out
+ * (the service replaces that language's templates; none left removes the language).
+ */
+function toBody(values: FormValues, dirty: DirtyFields): UpdateSectorSettingsBody {
   const body: Record<string, unknown> = {};
+  const languages = Object.keys(dirty.localized ?? {}).filter((language) => dirty.localized?.[language]);
+  if (languages.length > 0) {
+    body.LocalizedTemplates = Object.fromEntries(
+      languages.map((language) => [language, Object.fromEntries(Object.entries(values.localized[language] ?? {}).filter(([, template]) => template !== ''))]),
+    );
+  }
   for (const key of ALL_SETTING_KEYS) {
     if (!dirty[key]) continue;
     const value = values[key];
@@ -104,42 +146,54 @@ function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; r
   );
 }
 
+/** The error react-hook-form holds for a field by its dotted name. */
+function errorAt(errors: FieldErrors<FormValues>, name: TemplateField): string | undefined {
+  let at: unknown = errors;
+  for (const part of name.split('.')) at = (at as Record<string, unknown> | undefined)?.[part];
+  return (at as { message?: string } | undefined)?.message;
+}
+
 function TemplateEditor({
   group,
   register,
   errors,
   values,
   sectorID,
+  language,
+  defaultLanguage,
 }: {
   group: TemplateGroup;
   register: UseFormRegister<FormValues>;
   errors: FieldErrors<FormValues>;
   values: FormValues;
   sectorID: string;
+  language: LanguageCode;
+  defaultLanguage: string;
 }) {
   const hint = (
     <>
       Handlebars placeholders: {group.variables.map((v) => `{{${v}}}`).join(', ')}. Leave empty for the built-in text.
     </>
   );
-  const text = (key: SettingKey) => String(values[key] ?? '');
+  const field = (key: SettingKey) => templateField(language, defaultLanguage, key);
+  const text = (key: SettingKey) => (language === defaultLanguage ? String(values[key] ?? '') : (values.localized?.[language]?.[key] ?? ''));
   const shortTitle = group.kind === 'otp' ? 'Code mail' : group.kind === 'invite' ? 'Invitation' : 'Password-reset';
   return (
     <Section title={group.title} id={`tpl-${group.kind}`}>
       <div className="template-grid">
         <div className="template-grid__inputs">
-          <Field label={`${shortTitle} subject`} hint={hint} error={errors[group.subject]?.message}>
-            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.subject)} />}
+          <Field label={`${shortTitle} subject`} hint={hint} error={errorAt(errors, field(group.subject))}>
+            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.subject))} />}
           </Field>
-          <Field label={`${shortTitle} text body`} error={errors[group.text]?.message}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.text)} />}
+          <Field label={`${shortTitle} text body`} error={errorAt(errors, field(group.text))}>
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.text))} />}
           </Field>
-          <Field label={`${shortTitle} HTML body`} hint="Values are HTML-escaped in this body." error={errors[group.html]?.message}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.html)} />}
+          <Field label={`${shortTitle} HTML body`} hint="Values are HTML-escaped in this body." error={errorAt(errors, field(group.html))}>
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.html))} />}
           </Field>
           {group.sms ? (
-            <Field label="SMS text" hint={`Up to ${SMS_MAX} characters.`} error={errors[group.sms]?.message}>
-              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(group.sms!)} />}
+            <Field label="SMS text" hint={`Up to ${SMS_MAX} characters.`} error={errorAt(errors, field(group.sms))}>
+              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.sms!))} />}
             </Field>
           ) : null}
         </div>
@@ -148,6 +202,7 @@ function TemplateEditor({
           kind={MESSAGE_KIND[group.kind]}
           testKind={group.kind}
           title={group.title}
+          language={language}
           templates={{ subject: text(group.subject), text: text(group.text), html: text(group.html), ...(group.sms ? { sms: text(group.sms) } : {}) }}
         />
       </div>
@@ -170,6 +225,7 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
   } = useForm<FormValues>({ defaultValues: toForm(settings) });
   const [serverError, setServerError] = useState<unknown>(null);
   const values = useWatch({ control }) as FormValues;
+  const [templateLanguage, setTemplateLanguage] = useState<LanguageCode>(() => (LANGUAGE_OPTIONS.some((o) => o.value === settings.DefaultLanguage) ? (settings.DefaultLanguage as LanguageCode) : 'en'));
 
   const save = useMutation({
     mutationFn: (body: UpdateSectorSettingsBody) => settingsApi.update(sectorID, body),
@@ -184,21 +240,31 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
     onError: (error) => {
       setServerError(error);
       if (error instanceof ApiError) {
-        let first: SettingKey | undefined;
+        let first: TemplateField | undefined;
         for (const v of error.fieldViolations) {
+          const localized = v.field === 'LocalizedTemplates' ? /^(\w+)\.(\w+) (.+)$/.exec(v.description) : null;
+          if (localized && localized[1] in values.localized && TEMPLATE_KEYS.includes(localized[2] as SettingKey)) {
+            // "de.OTPEmailSubject must be …": at that language's field, shown with that language picked.
+            const name = templateField(localized[1], settings.DefaultLanguage, localized[2] as SettingKey);
+            setError(name, { type: 'server', message: localized[3] });
+            if (!first) setTemplateLanguage(localized[1] as LanguageCode);
+            first ??= name;
+            continue;
+          }
           const key = ALL_SETTING_KEYS.find((k) => v.field === k || v.field.startsWith(`${k}.`) || v.field.startsWith(`${k}[`));
           if (!key) continue;
           setError(key, { type: 'server', message: v.description });
           first ??= key;
         }
-        if (first) setFocus(first);
+        // After the render that shows the field (a language picked above).
+        if (first) setTimeout(() => setFocus(first));
       }
     },
   });
 
   const onSubmit = handleSubmit((v) => {
     clearErrors();
-    const body = toBody(v, dirtyFields as Partial<Record<SettingKey, unknown>>);
+    const body = toBody(v, dirtyFields as DirtyFields);
     if (Object.keys(body).length === 0) {
       toast('Nothing to save: no field changed.', 'info');
       return;
@@ -208,7 +274,7 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
 
   return (
     <form onSubmit={onSubmit} aria-label="Sector settings" noValidate>
-      <ErrorMessage error={serverError} title="The settings were not saved." fields={ALL_SETTING_KEYS} />
+      <ErrorMessage error={serverError} title="The settings were not saved." fields={SHOWN_FIELDS} />
       {GENERAL_GROUPS.map((group) => (
         <Section key={group.id} title={group.title} id={`settings-${group.id}`}>
           {group.fields.map((spec) => (
@@ -227,8 +293,32 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
           ) : null}
         </Section>
       ))}
+      <div className="template-language">
+        <Field
+          label="Language of the message templates"
+          hint="Each user gets mails in their own language when it is offered, else in the default language. A language’s empty template sends that language’s built-in text."
+        >
+          {(p) => (
+            <Select
+              {...p}
+              value={templateLanguage}
+              onChange={(e) => setTemplateLanguage(e.target.value as LanguageCode)}
+              options={LANGUAGE_OPTIONS.map((o) => ({ value: o.value, label: o.value === settings.DefaultLanguage ? `${o.label} (the default language)` : o.label }))}
+            />
+          )}
+        </Field>
+      </div>
       {TEMPLATE_GROUPS.map((group) => (
-        <TemplateEditor key={group.kind} group={group} register={register} errors={errors} values={values} sectorID={sectorID} />
+        <TemplateEditor
+          key={`${group.kind}-${templateLanguage}`}
+          group={group}
+          register={register}
+          errors={errors}
+          values={values}
+          sectorID={sectorID}
+          language={templateLanguage}
+          defaultLanguage={settings.DefaultLanguage}
+        />
       ))}
       <div className="form-actions form-actions--end">
         <Button type="submit" variant="primary" busy={save.isPending}>

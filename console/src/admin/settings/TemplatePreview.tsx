@@ -37,8 +37,8 @@ export const previewKey = (sectorID: string) => ['template-preview', sectorID] a
  * would send it, with sample values: asked again once typing pauses, the last
  * answer staying in view meanwhile.
  */
-function useTemplatePreview(sectorID: string, kind: MessageKind, templates: PreviewTemplates) {
-  const body: TemplatePreviewBody = useDebounced({ kind, ...templates }, DEBOUNCE_MS);
+function useTemplatePreview(sectorID: string, kind: MessageKind, templates: PreviewTemplates, language: TemplatePreviewBody['language']) {
+  const body: TemplatePreviewBody = useDebounced({ kind, language, ...templates }, DEBOUNCE_MS);
   return useQuery({
     queryKey: [...previewKey(sectorID), body],
     queryFn: () => settingsApi.preview(sectorID, body),
@@ -94,10 +94,26 @@ function TextOutput({ testId, output }: { testId: string; output: string }) {
  * The live preview of one message: subject, text body and (for codes) SMS as
  * text, never as markup; the HTML body in a sandboxed iframe (`sandbox=""` forbids
  * scripts, forms, navigation and same-origin access, so the markup cannot touch
- * the console). Test ids: preview-<testKind>-<part>.
+ * the console). Test ids: preview-<testKind>-<part>. Rendered in `language`: its built-in
+ * texts for empty templates, its duration words.
  */
-export function TemplatePreviews({ sectorID, kind, testKind, title, templates }: { sectorID: string; kind: MessageKind; testKind: string; title: string; templates: PreviewTemplates }) {
-  const query = useTemplatePreview(sectorID, kind, templates);
+export function TemplatePreviews({
+  sectorID,
+  kind,
+  testKind,
+  title,
+  templates,
+  language,
+}: {
+  sectorID: string;
+  kind: MessageKind;
+  testKind: string;
+  title: string;
+  templates: PreviewTemplates;
+  /** The language to render in (the sector's default when absent). */
+  language?: TemplatePreviewBody['language'];
+}) {
+  const query = useTemplatePreview(sectorID, kind, templates, language);
   // A stale answer stays in view while a newer one loads; an error replaces it.
   const data: TemplatePreview | undefined = query.isError ? undefined : query.data;
   const part = (name: Part) => ({ output: data?.[name], problem: problemOf(query.error, name) });

@@ -18,6 +18,15 @@ export interface FieldGroup {
   fields: FieldSpec[];
 }
 
+/** The languages the service ships pages and mails in (its `SHIPPED_LANGUAGES`), each in its own name. */
+export const LANGUAGE_OPTIONS = [
+  { value: 'en', label: 'English' },
+  { value: 'de', label: 'Deutsch' },
+  { value: 'fr', label: 'Français' },
+] as const;
+
+export type LanguageCode = (typeof LANGUAGE_OPTIONS)[number]['value'];
+
 export const GENERAL_GROUPS: FieldGroup[] = [
   {
     id: 'access',
@@ -60,12 +69,8 @@ export const GENERAL_GROUPS: FieldGroup[] = [
         key: 'DefaultLanguage',
         kind: 'choice',
         label: 'Default language',
-        help: 'The language of mails to users whose own language is not known or not offered.',
-        options: [
-          { value: 'en', label: 'English' },
-          { value: 'de', label: 'Deutsch' },
-          { value: 'fr', label: 'Français' },
-        ],
+        help: 'The language of pages and mails for users whose own language is not known or not offered. The templates below without a language of their own are this language’s.',
+        options: [...LANGUAGE_OPTIONS],
       },
     ],
   },
@@ -126,8 +131,8 @@ export const SUBJECT_MAX = 998;
 export const TEMPLATE_MAX = 100_000;
 export const SMS_MAX = 1_600;
 
+/** The template settings, which `LocalizedTemplates` holds per language under the same names. */
+export const TEMPLATE_KEYS: SettingKey[] = TEMPLATE_GROUPS.flatMap((g) => [g.subject, g.text, g.html, ...(g.sms ? [g.sms] : [])]);
+
 /** Every field of the form, in order: used to map API field violations and to build the PUT body. */
-export const ALL_SETTING_KEYS: SettingKey[] = [
-  ...GENERAL_GROUPS.flatMap((g) => g.fields.map((f) => f.key)),
-  ...TEMPLATE_GROUPS.flatMap((g) => [g.subject, g.text, g.html, ...(g.sms ? [g.sms] : [])]),
-];
+export const ALL_SETTING_KEYS: SettingKey[] = [...GENERAL_GROUPS.flatMap((g) => g.fields.map((f) => f.key)), ...TEMPLATE_KEYS];
