@@ -100,6 +100,14 @@ describe('a branded sector’s pages, in chromium', () => {
     expect({ accent: await cssVar(page, '--accent'), label: await cssVar(page, '--accent-text'), bg: await cssVar(page, '--bg') }).toEqual({ accent: PRIMARY_DARK, label: '#111111', bg: BACKGROUND_DARK });
     await page.emulateMedia({ colorScheme: 'light' });
     await checkAccessibleScreen(page, 'branded-sign-in', SHOTS);
+
+    // The same page in German: the look stays, the words and the links' names change.
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('de');
+    await page.getByRole('heading', { level: 1, name: 'Anmelden – Acme Shop' }).waitFor();
+    await expect(page.getByRole('link', { name: 'Nutzungsbedingungen' }).getAttribute('href')).resolves.toBe('https://shop.example/terms');
+    await expect(page.getByRole('link', { name: 'Datenschutzerklärung' }).getAttribute('href')).resolves.toBe('https://shop.example/privacy');
+    expect(await cssVar(page, '--accent')).toBe(PRIMARY);
+    await checkAccessibleScreen(page, 'branded-sign-in-de', SHOTS);
   });
 
   it('the account page keeps the look once the user has signed in', async () => {
