@@ -6,7 +6,8 @@
  * DefaultLanguage, and the language switcher's pick is remembered across a reload.
  * `<html lang>` follows. The German pages — the longest words — fit a 390 px phone
  * screen, and axe finds no serious or critical violation on the translated pages in
- * light and dark mode; screenshots go to test-artifacts/screenshots/lang-*.png. The
+ * light and dark mode; the service's refusals show in the page's language (by their
+ * reason); screenshots go to test-artifacts/screenshots/lang-*.png. The
  * console's settings page edits a language's own mail templates, previewed in that
  * language, a broken one refused at its field with that language shown.
  *
@@ -77,6 +78,11 @@ describe('the console in the user’s language, in chromium', () => {
     await expect(switcher.locator('option').allTextContents()).resolves.toEqual(['English', 'Deutsch', 'Français']);
     expect(await switcher.inputValue()).toBe('fr');
     await checkAccessibleScreen(page, 'lang-sign-in-fr', SHOTS);
+    // The service's refusal in French too, by its reason.
+    await page.getByLabel('Nom d’utilisateur ou e-mail').fill(german.email);
+    await page.getByLabel('Mot de passe', { exact: true }).fill('not-the-password-1');
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Le nom d’utilisateur ou le mot de passe est incorrect.' }).waitFor();
   });
 
   it('a user whose profile locale is German gets the German account page', async () => {

@@ -23,9 +23,19 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/**
+ * The service's message in the page's language: its English text as it is (often more
+ * specific), else the `reasons` catalogue's sentence for its reason when there is one,
+ * else the English text.
+ */
+function serviceText(error: ApiError): string {
+  const key = `reasons:${error.reason ?? ''}`;
+  return i18n.language !== 'en' && error.reason && i18n.exists(key) ? i18n.t(key) : error.message;
+}
+
 /** The words of any error: an ApiError's message and field violations, or a thrown Error's message. */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError) return serviceText(error);
   if (error instanceof Error) return error.message;
   return i18n.t('common:error.generic');
 }
@@ -35,7 +45,7 @@ function outageText(error: ApiError | null): string | null {
   if (!error) return null;
   if (error.status === 0) return i18n.t('common:error.unreachable');
   if (error.status === 502 || error.status === 503 || error.status === 504) return i18n.t('common:error.unavailable');
-  if (error.status === 429 && error.retryAfterSeconds !== undefined) return i18n.t('common:error.tooMany', { message: error.message, wait: waitText(error.retryAfterSeconds) });
+  if (error.status === 429 && error.retryAfterSeconds !== undefined) return i18n.t('common:error.tooMany', { message: serviceText(error), wait: waitText(error.retryAfterSeconds) });
   return null;
 }
 
