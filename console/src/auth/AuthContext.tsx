@@ -52,15 +52,20 @@ const SESSION_CHANNEL = 'iam-session';
 interface SessionMessage {
   type: 'signed-in' | 'signed-out';
   sectorID: string;
+  /** The page that sent it: a page hears its own messages on its other channel objects, and ignores them. */
+  from: string;
 }
+
+/** This page's id in its messages (not a secret; getRandomValues works outside secure contexts too). */
+const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 function openChannel(): BroadcastChannel | null {
   return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(SESSION_CHANNEL);
 }
 
-function broadcast(message: SessionMessage): void {
+function broadcast(message: Omit<SessionMessage, 'from'>): void {
   const channel = openChannel();
-  channel?.postMessage(message);
+  channel?.postMessage({ ...message, from: PAGE_ID });
   channel?.close();
 }
 
@@ -207,6 +212,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     if (!channel) return;
     channel.onmessage = (event: MessageEvent<SessionMessage>) => {
       const message = event.data;
+      // Its own sign-in would make this page refresh at once, and a reload during that refresh loses the
+      // rotated cookie, which the service then sees reused (and ends the session).
+      if (message.from === PAGE_ID) return;
       const mine = rememberedSector();
       if (message.type === 'signed-in' && (!currentAccessToken() || mine === message.sectorID)) {
         void restoreSession(message.sectorID).catch(() => null);
