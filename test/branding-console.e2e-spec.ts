@@ -15,8 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkAccessibleScreen, closeAll, newConsolePage, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createSector, createUser, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
 import { ico, png } from './support/images';
-import { freePort } from './support/global-setup';
-import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { startAppAtOwnAddress, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
@@ -48,9 +47,7 @@ describe('a branded sector’s pages, in chromium', () => {
   beforeAll(async () => {
     requireConsoleBuild();
     mkdirSync(SHOTS, { recursive: true });
-    // The service writes PUBLIC_URL into the images' addresses, and the pages' policy loads images from their own origin.
-    const port = await freePort();
-    t = await startTestApp({ port, env: { ...NO_THROTTLE, PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    t = await startAppAtOwnAddress();
     tenant = await provisionTenant(t);
     sector = await createSector(t, tenant.adminToken, sectorSlug);
     await createUser(t, tenant.adminToken, sector, user);

@@ -19,8 +19,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkAccessibleScreen, closeAll, pageWidth, requireConsoleBuild, signInToConsole, startBrowser } from './support/browser';
 import { createSector, createUser, provisionTenant, ProvisionedTenant, uniqueSlug } from './support/factories';
 import { png } from './support/images';
-import { freePort } from './support/global-setup';
-import { NO_THROTTLE, startTestApp, TestApp } from './support/test-app';
+import { startAppAtOwnAddress, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
@@ -51,9 +50,7 @@ describe('the console in the user’s language, in chromium', () => {
   beforeAll(async () => {
     requireConsoleBuild();
     mkdirSync(SHOTS, { recursive: true });
-    // The service writes PUBLIC_URL into the logo's address, and the pages' policy loads images from their own origin.
-    const port = await freePort();
-    t = await startTestApp({ port, env: { ...NO_THROTTLE, PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    t = await startAppAtOwnAddress();
     tenant = await provisionTenant(t);
     sector = await createSector(t, tenant.adminToken, sectorSlug);
     const settings = await t.http().put(`/api/v1/sectors/${sector}/settings`).set('Authorization', `Bearer ${tenant.adminToken}`).send({ SelfSignUpAllowed: true });

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { withDatabase } from '../../src/database/data-source-options';
 import { createApp } from '../../src/main';
+import { freePort } from './global-setup';
 
 export const ADMIN_EMAIL = 'root@platform.test';
 export const ADMIN_PASSWORD = 'platform-admin-pw';
@@ -114,6 +115,15 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     HTTP_ADAPTER: process.env.HTTP_ADAPTER ?? 'express',
     ...env,
   });
+}
+
+/**
+ * An app (without throttling) whose PUBLIC_URL is its own address: the addresses it
+ * writes (logos, favicons, links) then load on its pages under their strict policy.
+ */
+export async function startAppAtOwnAddress(env: Record<string, string> = {}): Promise<TestApp> {
+  const port = await freePort();
+  return startTestApp({ port, env: { ...NO_THROTTLE, ...env, PUBLIC_URL: `http://127.0.0.1:${port}` } });
 }
 
 /** Boots the real application on its own fresh main database on the test server, listening on a free port. */
