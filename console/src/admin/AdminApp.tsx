@@ -1,4 +1,5 @@
 import { Suspense, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
 import { StepUpProvider } from '../account/StepUp';
 import { useAuth } from '../auth/AuthContext';
@@ -22,12 +23,14 @@ const AuditPage = lazyScreen(() => import('./audit/AuditPage'));
 
 /** The sector the screens administer, by name, where there is no switcher to show it. */
 function CurrentSector({ sectorID }: { sectorID: string }) {
+  const { t } = useTranslation('admin');
   const name = useSectorName(sectorID);
-  return name ? <span className="admin-header__sector">Sector: {name}</span> : null;
+  return name ? <span className="admin-header__sector">{t('currentSector', { name })}</span> : null;
 }
 
 /** Lets a default-sector admin pick the sector the sector screens administer (the first 100 of the tenant). */
 function SectorSwitcher() {
+  const { t } = useTranslation('admin');
   const sectorID = useSectorID();
   const choices = useSectorChoices(true);
   const navigate = useNavigate();
@@ -37,13 +40,13 @@ function SectorSwitcher() {
   const known = choices.data.sectors.some((s) => s.sectorID === sectorID);
   return (
     <div className="sector-switcher">
-      <label htmlFor="sector-switcher">Sector</label>
+      <label htmlFor="sector-switcher">{t('sector')}</label>
       <Select id="sector-switcher" value={sectorID} onChange={(e) => navigate(sectorPath(e.target.value, screen))}>
         {!known ? <option value={sectorID}>{sectorID}</option> : null}
         {choices.data.sectors.map((s) => (
           <option key={s.sectorID} value={s.sectorID}>
             {s.name}
-            {s.isDefault ? ' (default)' : ''}
+            {s.isDefault ? t('defaultSuffix') : ''}
           </option>
         ))}
       </Select>
@@ -52,6 +55,7 @@ function SectorSwitcher() {
 }
 
 function AdminLayout() {
+  const { t } = useTranslation('admin');
   const { me, signOut } = useAuth();
   const navigate = useNavigate();
   const location = useLocation();
@@ -66,35 +70,35 @@ function AdminLayout() {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('skip')}
       </a>
       <header className="app-header admin-header">
         <Link className="brand" to="/console">
-          Identity console
+          {t('brand')}
         </Link>
-        <nav aria-label="Console">
+        <nav aria-label={t('nav.label')}>
           <ul>
             {can.tenants ? (
               <li>
-                <NavLink to="/console/tenants">Tenants</NavLink>
+                <NavLink to="/console/tenants">{t('nav.tenants')}</NavLink>
               </li>
             ) : null}
             {can.sectors ? (
               <li>
                 <NavLink to="/console/sectors" end>
-                  Sectors
+                  {t('nav.sectors')}
                 </NavLink>
               </li>
             ) : null}
             {can.sectorAdmin
               ? SECTOR_SCREENS.map((s) => (
                   <li key={s.screen}>
-                    <NavLink to={sectorPath(sectorID, s.screen)}>{s.label}</NavLink>
+                    <NavLink to={sectorPath(sectorID, s.screen)}>{t(`nav.${s.screen}`)}</NavLink>
                   </li>
                 ))
               : null}
             <li>
-              <Link to="/account">My account</Link>
+              <Link to="/account">{t('nav.account')}</Link>
             </li>
           </ul>
         </nav>
@@ -104,14 +108,14 @@ function AdminLayout() {
             {me?.username}
           </span>
           <Button onClick={() => void out()} busy={signingOut}>
-            Sign out
+            {t('signOut')}
           </Button>
         </div>
       </header>
       {/* An admin editing their own account here needs a recent sign-in like on the account page. */}
       <StepUpProvider sub={me?.sub ?? ''}>
         <ScreenBoundary resetKey={location.pathname}>
-          <Suspense fallback={<Page title="Loading"><Loading /></Page>}>
+          <Suspense fallback={<Page title={t('loading')}><Loading /></Page>}>
             <Outlet />
           </Suspense>
         </ScreenBoundary>
@@ -130,11 +134,12 @@ function Home() {
 }
 
 function NotAdmin() {
+  const { t } = useTranslation('admin');
   return (
-    <Page title="Console">
-      <EmptyState title="This console is for administrators.">
+    <Page title={t('notAdmin.page')}>
+      <EmptyState title={t('notAdmin.title')}>
         <p>
-          Your account has no administrator rights here. <Link to="/account">Open your account page</Link>.
+          <Trans t={t} i18nKey="notAdmin.body" components={{ to: <Link to="/account" /> }} />
         </p>
       </EmptyState>
     </Page>
@@ -147,11 +152,12 @@ function Allow({ when, children }: { when: boolean; children: React.ReactNode })
 }
 
 function NotAllowed() {
+  const { t } = useTranslation('admin');
   return (
-    <Page title="Not available">
-      <EmptyState title="You may not use this screen.">
+    <Page title={t('notAllowed.page')}>
+      <EmptyState title={t('notAllowed.title')}>
         <p>
-          Your role does not include it. <Link to="/console">Back to the console</Link>.
+          <Trans t={t} i18nKey="notAllowed.body" components={{ to: <Link to="/console" /> }} />
         </p>
       </EmptyState>
     </Page>
@@ -169,11 +175,12 @@ function SectorScreenRoute({ children }: { children: React.ReactNode }) {
 }
 
 function NotFound() {
+  const { t } = useTranslation('admin');
   return (
-    <Page title="Page not found">
-      <EmptyState title="There is no such console page.">
+    <Page title={t('notFound.page')}>
+      <EmptyState title={t('notFound.title')}>
         <p>
-          <Link to="/console">Back to the console</Link>
+          <Link to="/console">{t('notFound.back')}</Link>
         </p>
       </EmptyState>
     </Page>

@@ -28,16 +28,17 @@ export function abilitiesOf(me: Me | null): Abilities {
 
 export type SectorScreen = 'dashboard' | 'users' | 'roles' | 'settings' | 'tokens' | 'oauth' | 'clients' | 'webhooks' | 'audit';
 
-export const SECTOR_SCREENS: Array<{ screen: SectorScreen; label: string }> = [
-  { screen: 'dashboard', label: 'Dashboard' },
-  { screen: 'users', label: 'Users' },
-  { screen: 'roles', label: 'Roles' },
-  { screen: 'settings', label: 'Settings' },
-  { screen: 'tokens', label: 'API tokens' },
-  { screen: 'oauth', label: 'Social login' },
-  { screen: 'clients', label: 'Apps (OpenID Connect)' },
-  { screen: 'webhooks', label: 'Webhooks' },
-  { screen: 'audit', label: 'Audit log' },
+/** The sector screens in menu order; their names are the `admin` catalogue's `nav.<screen>`. */
+export const SECTOR_SCREENS: Array<{ screen: SectorScreen }> = [
+  { screen: 'dashboard' },
+  { screen: 'users' },
+  { screen: 'roles' },
+  { screen: 'settings' },
+  { screen: 'tokens' },
+  { screen: 'oauth' },
+  { screen: 'clients' },
+  { screen: 'webhooks' },
+  { screen: 'audit' },
 ];
 
 export const sectorPath = (sectorID: string, screen: SectorScreen): string => `/console/sectors/${encodeURIComponent(sectorID)}/${screen}`;

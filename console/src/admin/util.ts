@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { i18n } from '../i18n';
 
 /** `value`, updated only after it stayed unchanged for `ms` (search boxes: one request per pause, not per key). */
 export function useDebounced<T>(value: T, ms = 300): T {
@@ -11,7 +12,7 @@ export function useDebounced<T>(value: T, ms = 300): T {
 }
 
 /** Unix seconds (an int64 string) as a local date and time; "0" is never. */
-export function formatTime(unix: string, never = 'Never'): string {
+export function formatTime(unix: string, never = i18n.t('admin:never')): string {
   const n = Number(unix);
   if (!Number.isFinite(n) || n <= 0) return never;
   return new Date(n * 1000).toLocaleString();

@@ -2,7 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button, ConfirmDialog, CopyButton, DataTable, Page, Section, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { oidcClientsApi } from '../adminApi';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { OidcClient } from '../types';
 import { formatDateTime } from '../util';
 import { authMethodLabel, CreateClientForm, EditClientForm, grantLabel, usesSecret } from './ClientForm';
@@ -104,7 +105,6 @@ function ProviderFacts({ issuer }: { issuer?: string }) {
 
 export default function ClientsPage() {
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
@@ -209,7 +209,7 @@ export default function ClientsPage() {
       wide
       actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New app</Button>}
     >
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       <p className="page-lead">
         The sector is an OpenID Provider: websites, mobile apps and services registered here sign its users in with OpenID Connect, or get tokens of their own
         (client credentials). A first-party app (the default) is your organisation's own: its users are never asked for consent. Users of a third-party app

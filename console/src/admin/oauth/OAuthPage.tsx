@@ -5,7 +5,8 @@ import { api, ApiError, seg } from '../../api/client';
 import type { Schemas } from '../../api/types';
 import { Button, Checkbox, CopyButton, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
 import { oauthApi } from '../adminApi';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { OAuthProviderInput, OAuthProviderView, ProviderName } from '../types';
 
 /**
@@ -234,11 +235,10 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
 
 export default function OAuthPage() {
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const providers = useQuery({ queryKey: ['oauth', sectorID], queryFn: () => oauthApi.read(sectorID), enabled: !!sectorID });
   return (
     <Page title="Social login">
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       {providers.isPending ? <Loading label="Loading the providers…" /> : null}
       <ErrorMessage error={providers.error} title="The providers could not be loaded." />
       {providers.data

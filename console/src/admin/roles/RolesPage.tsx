@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { Button, ConfirmDialog, DataTable, Page, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { rolesApi } from '../adminApi';
 import { sectorPath } from '../nav';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { SectorRole } from '../types';
 import { formatTime } from '../util';
 import { CreateRoleForm, EditRoleForm } from './RoleForm';
@@ -41,7 +42,6 @@ function PermissionList({ role }: { role: SectorRole }) {
 
 export default function RolesPage() {
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
@@ -102,7 +102,7 @@ export default function RolesPage() {
       wide
       actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New role</Button>}
     >
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       <p className="page-lead">
         A role names a set of permissions, the strings your apps check (for example <code>invoices:read</code>). Give users roles in the user editor: their access
         tokens carry the roles and the union of their permissions, and token introspection answers them as they are now.

@@ -6,6 +6,7 @@ import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Secti
 import { BrandImages, BrandPreview } from './BrandingSection';
 import { settingsApi } from '../adminApi';
 import { useSectorID, useSectorRecord } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { MessageKind, SectorSettings, UpdateSectorSettingsBody } from '../types';
 import {
   ALL_SETTING_KEYS,
@@ -338,7 +339,7 @@ export default function SettingsPage() {
   const query = useQuery({ queryKey: ['settings', sectorID], queryFn: () => settingsApi.read(sectorID), enabled: !!sectorID });
   return (
     <Page title="Sector settings" wide>
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       {query.isPending ? <Loading label="Loading the settings…" /> : null}
       {query.isError ? <ErrorMessage error={query.error} title="The settings could not be loaded." /> : null}
       {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} sectorName={sector?.name ?? ''} settings={query.data} /> : null}

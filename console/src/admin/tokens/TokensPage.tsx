@@ -4,7 +4,8 @@ import { useForm } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Field, Page, Section, TextInput, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { tokensApi } from '../adminApi';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { ApiToken, CreateApiTokenResponse } from '../types';
 import { formatTime } from '../util';
 
@@ -36,7 +37,6 @@ function NewTokenNotice({ created, onDismiss }: { created: CreateApiTokenRespons
 
 export default function TokensPage() {
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [created, setCreated] = useState<CreateApiTokenResponse | null>(null);
@@ -86,7 +86,7 @@ export default function TokensPage() {
   const scimURL = `${window.location.origin}/scim/v2/${sectorID}`;
   return (
     <Page title="API tokens">
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       <p className="page-lead">
         A token acts as a bounded admin of this sector for backend services: it manages non-admin users and settings, never admins, passwords, factors or other tokens.
       </p>

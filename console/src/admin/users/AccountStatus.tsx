@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../auth/AuthContext';
 import { Button, ConfirmDialog, ErrorMessage, useConfirmedRemoval, useToast } from '../../ui';
 import { usersApi } from '../adminApi';
@@ -13,6 +14,7 @@ import { refreshUserLists } from './userLists';
  * never lets admins switch off their own account, so the console does not offer it.
  */
 export function AccountStatus({ user }: { user: UserProfile }) {
+  const { t } = useTranslation('users');
   const { me } = useAuth();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -27,46 +29,44 @@ export function AccountStatus({ user }: { user: UserProfile }) {
   const disabling = useConfirmedRemoval(
     (u: UserProfile) => usersApi.update(u.sub, { disabled: true }),
     () => {
-      toast(`User ${who} disabled and signed out everywhere.`);
+      toast(t('status.disabledToast', { who }));
       refresh();
     },
   );
   const enable = useMutation({
     mutationFn: () => usersApi.update(user.sub, { disabled: false }),
     onSuccess: () => {
-      toast(`User ${who} enabled: they can sign in again.`);
+      toast(t('status.enabledToast', { who }));
       refresh();
     },
   });
 
   return (
     <fieldset>
-      <legend>Account status</legend>
-      <ErrorMessage error={enable.error} title="The user was not enabled." />
+      <legend>{t('status.title')}</legend>
+      <ErrorMessage error={enable.error} title={t('status.enableFailed')} />
       <p>
-        {user.disabled ? <span className="badge badge-warn">Disabled</span> : <span className="badge badge-ok">Enabled</span>}{' '}
-        {user.disabled ? 'This user cannot sign in until an admin enables them again.' : 'This user can sign in.'}
+        {user.disabled ? <span className="badge badge-warn">{t('badge.disabled')}</span> : <span className="badge badge-ok">{t('list.enabled')}</span>}{' '}
+        {user.disabled ? t('status.cannot') : t('status.can')}
       </p>
       <div className="form-actions">
         {user.disabled ? (
           <Button variant="primary" onClick={() => enable.mutate()} busy={enable.isPending} disabled={self} aria-describedby={self ? hintId : undefined}>
-            Enable user
+            {t('status.enable')}
           </Button>
         ) : (
           <Button variant="danger" onClick={() => disabling.ask(user)} disabled={self} aria-describedby={self ? hintId : undefined}>
-            Disable user
+            {t('status.disable')}
           </Button>
         )}
       </div>
       {self ? (
         <p className="hint" id={hintId}>
-          This is your own account: you cannot disable or enable it yourself. Another admin of this sector or of the default sector can.
+          {t('status.self')}
         </p>
       ) : null}
-      <ConfirmDialog title={`Disable ${who}?`} confirmLabel="Disable user" danger {...disabling.dialog}>
-        <p>
-          {who} is signed out everywhere at once: every session and token of theirs stops working. They cannot sign in until an admin enables them again.
-        </p>
+      <ConfirmDialog title={t('status.disableTitle', { who })} confirmLabel={t('status.disable')} danger {...disabling.dialog}>
+        <p>{t('status.disableBody', { who })}</p>
       </ConfirmDialog>
     </fieldset>
   );

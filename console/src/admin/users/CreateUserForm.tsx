@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Section, TextInput, useToast } from '../../ui';
 import { usersApi } from '../adminApi';
@@ -25,6 +26,7 @@ const SHOWN = Object.keys(FIELD_OF);
  * service creates the user as invited and mails the invitation (docs/api.md, Invitations).
  */
 export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone: () => void }) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const mode = useRef<Mode>('create');
@@ -43,7 +45,7 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
         ...(v.isAdmin ? { isAdmin: true } : {}),
       }),
     onSuccess: (user, { m }) => {
-      toast(m === 'invite' ? `Invitation sent to ${user.email}.` : `User ${user.email} created.`);
+      toast(m === 'invite' ? t('create.invited', { email: user.email }) : t('create.created', { email: user.email }));
       reset();
       refreshUserLists(queryClient, sectorID);
     },
@@ -58,14 +60,14 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
   const submit = (m: Mode) =>
     handleSubmit((v) => {
       if (m === 'create' && v.password === '') {
-        setError('password', { type: 'required', message: 'Enter an initial password, or send an invitation instead.' });
+        setError('password', { type: 'required', message: t('create.passwordNeeded') });
         return;
       }
       create.mutate({ v, m });
     });
 
   return (
-    <Section title="New user" id="new-user">
+    <Section title={t('list.new')} id="new-user">
       <form
         aria-labelledby="new-user-heading"
         noValidate
@@ -74,30 +76,30 @@ export function CreateUserForm({ sectorID, onDone }: { sectorID: string; onDone:
           void submit(mode.current)(e);
         }}
       >
-        <ErrorMessage error={create.error} title="The user was not created." fields={SHOWN} />
+        <ErrorMessage error={create.error} title={t('create.failed')} fields={SHOWN} />
         <div className="form-grid">
-          <Field label="Email" required error={errors.email?.message}>
-            {(p) => <TextInput {...p} type="email" required autoComplete="off" {...register('email', { required: 'Enter an email address.' })} />}
+          <Field label={t('list.email')} required error={errors.email?.message}>
+            {(p) => <TextInput {...p} type="email" required autoComplete="off" {...register('email', { required: t('create.emailNeeded') })} />}
           </Field>
-          <Field label="Username" error={errors.username?.message} hint="Optional; defaults to the email.">
+          <Field label={t('create.username')} error={errors.username?.message} hint={t('create.usernameHint')}>
             {(p) => <TextInput {...p} autoComplete="off" spellCheck={false} {...register('username')} />}
           </Field>
-          <Field label="Full name" error={errors.name?.message}>
+          <Field label={t('create.fullName')} error={errors.name?.message}>
             {(p) => <TextInput {...p} autoComplete="off" {...register('name')} />}
           </Field>
-          <Field label="Initial password" error={errors.password?.message} hint="Only for “Create user”. An invitation lets the user choose it.">
+          <Field label={t('create.password')} error={errors.password?.message} hint={t('create.passwordHint')}>
             {(p) => <TextInput {...p} type="password" autoComplete="new-password" {...register('password')} />}
           </Field>
         </div>
-        <Checkbox label="Administrator of this sector" error={errors.isAdmin?.message} {...register('isAdmin')} />
+        <Checkbox label={t('create.admin')} error={errors.isAdmin?.message} {...register('isAdmin')} />
         <div className="form-actions">
           <Button type="submit" variant="primary" busy={create.isPending && create.variables?.m === 'create'} onClick={() => (mode.current = 'create')}>
-            Create user
+            {t('create.create')}
           </Button>
           <Button type="submit" busy={create.isPending && create.variables?.m === 'invite'} onClick={() => (mode.current = 'invite')}>
-            Send invitation
+            {t('create.invite')}
           </Button>
-          <Button onClick={onDone}>Close</Button>
+          <Button onClick={onDone}>{t('create.close')}</Button>
         </div>
       </form>
     </Section>

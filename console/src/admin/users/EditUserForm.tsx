@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Loading, Section, TextInput, useToast } from '../../ui';
 import { useStepUp } from '../../account/StepUp';
@@ -60,6 +61,7 @@ interface EditorProps {
 
 /** The profile form (PUT /users/{sub}): the users list opens it inline, the user's page in its Profile section. */
 export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus }: EditorProps) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const [showMore, setShowMore] = useState(false);
@@ -68,7 +70,7 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
   const save = useMutation({
     mutationFn: (v: Values) => withStepUp(() => usersApi.update(user.sub, toBody(v, dirtyFields as Dirty))),
     onSuccess: () => {
-      toast('User updated.');
+      toast(t('edit.saved'));
       refreshUserLists(queryClient);
       void queryClient.invalidateQueries({ queryKey: ['user', user.sub] });
       onDone();
@@ -92,23 +94,23 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
   const visible = showMore ? PROFILE_FIELDS : PROFILE_FIELDS.filter((f) => FIRST_FIELDS.includes(f.key));
   return (
     <form ref={formRef} aria-labelledby={labelledBy} noValidate onSubmit={handleSubmit((v) => (isDirty ? save.mutate(v) : onDone()))}>
-      <ErrorMessage error={save.error} title="The user was not updated." fields={showMore ? ALL_SHOWN : FIRST_SHOWN} />
+      <ErrorMessage error={save.error} title={t('edit.failed')} fields={showMore ? ALL_SHOWN : FIRST_SHOWN} />
       <p className="muted">
-        Created {formatTime(user.createdAt)} · updated {formatTime(user.updatedAt)} · <code>{user.sub}</code>
+        {t('edit.times', { created: formatTime(user.createdAt), updated: formatTime(user.updatedAt) })} · <code>{user.sub}</code>
       </p>
       <div className="form-grid">
         {visible.map((f) => (
-          <Field key={f.key} label={f.label} hint={f.hint} error={err(f.key)}>
+          <Field key={f.key} label={t(`account:profile.fields.${f.key}`)} hint={f.hint ? t(`account:profile.hints.${f.key}`) : undefined} error={err(f.key)}>
             {(p) => <TextInput {...p} type={f.type ?? 'text'} autoComplete="off" {...register(`profile.${f.key}`)} />}
           </Field>
         ))}
       </div>
       {showMore ? (
         <fieldset>
-          <legend>Address</legend>
+          <legend>{t('account:profile.address')}</legend>
           <div className="form-grid">
             {ADDRESS_FIELDS.map((f) => (
-              <Field key={f.key} label={f.label} error={addressErr(f.key)}>
+              <Field key={f.key} label={t(`account:profile.fields.${f.key}`)} error={addressErr(f.key)}>
                 {(p) => <TextInput {...p} autoComplete="off" {...register(`profile.address.${f.key}`)} />}
               </Field>
             ))}
@@ -116,16 +118,16 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
         </fieldset>
       ) : null}
       <Button variant="link" onClick={() => setShowMore((s) => !s)} aria-expanded={showMore}>
-        {showMore ? 'Fewer profile fields' : 'All profile fields'}
+        {showMore ? t('edit.fewer') : t('edit.more')}
       </Button>
-      <Checkbox label="Email verified" error={err('emailVerified')} {...register('profile.emailVerified')} />
-      <Checkbox label="Phone number verified" error={err('phoneNumberVerified')} {...register('profile.phoneNumberVerified')} />
-      <Checkbox label="Administrator of this sector" hint="Demoting the last admin of the default sector is refused." error={errors.isAdmin?.message} {...register('isAdmin')} />
+      <Checkbox label={t('edit.emailVerified')} error={err('emailVerified')} {...register('profile.emailVerified')} />
+      <Checkbox label={t('edit.phoneVerified')} error={err('phoneNumberVerified')} {...register('profile.phoneNumberVerified')} />
+      <Checkbox label={t('create.admin')} hint={t('edit.adminHint')} error={errors.isAdmin?.message} {...register('isAdmin')} />
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={save.isPending}>
-          Save user
+          {t('edit.save')}
         </Button>
-        <Button onClick={onDone}>Cancel</Button>
+        <Button onClick={onDone}>{t('edit.cancel')}</Button>
       </div>
     </form>
   );
@@ -133,6 +135,7 @@ export function UserProfileEditor({ user, isAdmin, onDone, labelledBy, takeFocus
 
 /** Edits a user's profile and admin flag, disables or enables them (PUT /users/{sub}), and sets their roles (PUT /users/{sub}/roles). */
 export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; email: string; isAdmin: boolean; onDone: () => void }) {
+  const { t } = useTranslation('users');
   const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub) });
   // Opening the editor moves focus to its first field, once: a re-read after a status change leaves focus where it is.
   const focusPending = useRef(true);
@@ -142,9 +145,9 @@ export function EditUserForm({ sub, email, isAdmin, onDone }: { sub: string; ema
     return pending;
   });
   return (
-    <Section title={`Edit ${email}`} id="edit-user">
-      {user.isPending ? <Loading label="Loading the user…" /> : null}
-      <ErrorMessage error={user.error} title="The user could not be loaded." />
+    <Section title={t('list.editLabel', { email })} id="edit-user">
+      {user.isPending ? <Loading label={t('edit.loading')} /> : null}
+      <ErrorMessage error={user.error} title={t('edit.loadFailed')} />
       {user.data ? <UserProfileEditor key={`${sub}:${user.dataUpdatedAt}`} user={user.data} isAdmin={isAdmin} onDone={onDone} labelledBy="edit-user-heading" takeFocus={takeFocus} /> : null}
       {/* Outside the editor's form: its confirmation dialog holds a form of its own. */}
       {user.data ? <AccountStatus user={user.data} /> : null}

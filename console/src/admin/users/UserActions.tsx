@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { accountApi } from '../../account/accountApi';
 import { api } from '../../api/client';
@@ -25,6 +26,7 @@ import { refreshUserLists } from './userLists';
  * A failure shows once, in this section; a success is a toast.
  */
 export function UserActions({ user, listed, sectorID, who }: { user: UserProfile; listed: UserListItem | undefined; sectorID: string; who: string }) {
+  const { t } = useTranslation('users');
   const { me } = useAuth();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -37,7 +39,7 @@ export function UserActions({ user, listed, sectorID, who }: { user: UserProfile
   const deleting = useConfirmedRemoval(
     (u: UserProfile) => usersApi.remove(u.sub),
     () => {
-      toast(`User ${who} deleted.`);
+      toast(t('list.deleted', { email: who }));
       queryClient.removeQueries({ queryKey: ['user', user.sub] });
       refreshUserLists(queryClient, sectorID);
       navigate(sectorPath(sectorID, 'users'));
@@ -47,63 +49,63 @@ export function UserActions({ user, listed, sectorID, who }: { user: UserProfile
   const sendReset = () =>
     action.run(async () => {
       await api.postPublic<Schemas['LinkSentResponse']>('/api/v1/password/forgot', { email: user.email, sectorID } satisfies Schemas['ForgotPasswordDto']);
-      toast(`Password reset requested: ${user.email} receives a link if the account may reset its password.`);
+      toast(t('actions.resetSent', { email: user.email }));
     }, 'reset');
   const sendVerification = () =>
     action.run(async () => {
       await accountApi.sendEmailVerification(user.sub);
-      toast(`Verification link sent to ${user.email}.`);
+      toast(t('actions.verificationSent', { email: user.email }));
     }, 'verify');
   const resendInvite = () =>
     action.run(async () => {
       const r = await usersApi.resendInvite(user.sub);
-      toast(`Invitation sent again to ${user.email}; it expires ${formatTime(r.inviteExpiresAt)}.`);
+      toast(t('list.resent', { email: user.email, expires: formatTime(r.inviteExpiresAt) }));
       refreshUserLists(queryClient, sectorID);
     }, 'invite');
 
   return (
-    <Section title="Actions" id="user-actions">
-      <ErrorMessage error={action.error} title="That did not work." />
+    <Section title={t('list.actions')} id="user-actions">
+      <ErrorMessage error={action.error} title={t('actions.failed')} />
       <div className="user-actions">
         {user.email ? (
           <div className="user-action">
             <Button onClick={() => void sendReset()} busy={action.busyWith === 'reset'}>
-              Send password reset
+              {t('actions.reset')}
             </Button>
-            <p className="hint">Mails a link to set a new password. Only a verified address (or one an admin set) receives it; a disabled user does not.</p>
+            <p className="hint">{t('actions.resetHint')}</p>
           </div>
         ) : null}
         {user.email && !user.emailVerified ? (
           <div className="user-action">
             <Button onClick={() => void sendVerification()} busy={action.busyWith === 'verify'}>
-              Resend verification mail
+              {t('actions.verification')}
             </Button>
-            <p className="hint">Mails a new link that marks {user.email} verified; the earlier link stops working.</p>
+            <p className="hint">{t('actions.verificationHint', { email: user.email })}</p>
           </div>
         ) : null}
         {invited ? (
           <div className="user-action">
             <Button onClick={() => void resendInvite()} busy={action.busyWith === 'invite'}>
-              Resend invitation
+              {t('list.resend')}
             </Button>
-            <p className="hint">Mails a new invitation link; the earlier one stops working.</p>
+            <p className="hint">{t('actions.inviteHint')}</p>
           </div>
         ) : null}
         <div className="user-action">
           <Button variant="danger" onClick={() => deleting.ask(user)} disabled={self} aria-describedby={self ? hintId : undefined}>
-            Delete user
+            {t('list.deleteUser')}
           </Button>
           {self ? (
             <p className="hint" id={hintId}>
-              This is your own account: another admin of this sector or of the default sector can delete it.
+              {t('actions.deleteSelf')}
             </p>
           ) : (
-            <p className="hint">Removes the user at once; their sessions and tokens stop working.</p>
+            <p className="hint">{t('actions.deleteHint')}</p>
           )}
         </div>
       </div>
-      <ConfirmDialog title={`Delete ${who}?`} confirmLabel="Delete user" danger {...deleting.dialog}>
-        <p>The user is removed at once and their tokens stop working. This cannot be undone.</p>
+      <ConfirmDialog title={t('list.deleteTitle', { email: who })} confirmLabel={t('list.deleteUser')} danger {...deleting.dialog}>
+        <p>{t('list.deleteBody')}</p>
       </ConfirmDialog>
     </Section>
   );

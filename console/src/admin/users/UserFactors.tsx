@@ -1,11 +1,13 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { accountApi, type OtpRegistration, type Passkey } from '../../account/accountApi';
 import { useStepUp } from '../../account/StepUp';
 import { Button, ConfirmDialog, DataTable, Section, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
+import { i18n } from '../../i18n';
 import { formatTime } from '../util';
 
-const FACTOR_NAMES: Record<OtpRegistration['type'], string> = { email: 'Email code', sms: 'Text message code', totp: 'Authenticator app' };
+const factorName = (type: OtpRegistration['type']) => i18n.t(`users:factors.kind.${type}`);
 
 /**
  * A user's second factors as an admin sees them: one-time-code registrations
@@ -15,6 +17,7 @@ const FACTOR_NAMES: Record<OtpRegistration['type'], string> = { email: 'Email co
  * user's own business (it needs their device), so it is not offered here.
  */
 export function UserFactors({ sub, who }: { sub: string; who: string }) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const withStepUp = useStepUp();
@@ -24,14 +27,14 @@ export function UserFactors({ sub, who }: { sub: string; who: string }) {
   const removingOtp = useConfirmedRemoval(
     (r: OtpRegistration) => withStepUp(() => accountApi.deleteFactor(sub, r.registrationID)),
     (_res, r) => {
-      toast(`${FACTOR_NAMES[r.type]} factor of ${who} removed.`);
+      toast(t('factors.removed', { factor: factorName(r.type), who }));
       void queryClient.invalidateQueries({ queryKey: ['user-otp', sub] });
     },
   );
   const removingPasskey = useConfirmedRemoval(
     (p: Passkey) => withStepUp(() => accountApi.deletePasskey(sub, p.id)),
     (_res, p) => {
-      toast(`Passkey “${p.keyName || 'unnamed'}” of ${who} removed.`);
+      toast(t('factors.passkeyRemoved', { name: p.keyName || t('factors.unnamedLower'), who }));
       void queryClient.invalidateQueries({ queryKey: ['user-passkeys', sub] });
     },
   );
@@ -40,85 +43,86 @@ export function UserFactors({ sub, who }: { sub: string; who: string }) {
 
   const otpColumns = useMemo<Array<ColumnDef<OtpRegistration>>>(
     () => [
-      { id: 'type', header: 'Kind', cell: ({ row }) => FACTOR_NAMES[row.original.type] },
-      { id: 'destination', header: 'Sent to', cell: ({ row }) => <span className="wrap-anywhere">{row.original.destination || '—'}</span> },
+      { id: 'type', header: t('factors.kindHeader'), cell: ({ row }) => factorName(row.original.type) },
+      { id: 'destination', header: t('factors.sentTo'), cell: ({ row }) => <span className="wrap-anywhere">{row.original.destination || '—'}</span> },
       {
         id: 'verified',
-        header: 'State',
-        cell: ({ row }) => (row.original.verified ? <span className="badge badge-ok">verified</span> : <span className="badge">not verified yet</span>),
+        header: t('factors.state'),
+        cell: ({ row }) => (row.original.verified ? <span className="badge badge-ok">{t('page.verified')}</span> : <span className="badge">{t('factors.notYet')}</span>),
       },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('list.actions'),
         cell: ({ row }) => (
           <span className="row-actions">
-            <Button variant="danger" onClick={() => askOtp(row.original)} aria-label={`Remove ${FACTOR_NAMES[row.original.type]} ${row.original.destination}`.trim()}>
-              Remove
+            <Button variant="danger" onClick={() => askOtp(row.original)} aria-label={t('factors.removeLabel', { factor: factorName(row.original.type), destination: row.original.destination }).trim()}>
+              {t('factors.remove')}
             </Button>
           </span>
         ),
       },
     ],
-    [askOtp],
+    [askOtp, t],
   );
   const passkeyColumns = useMemo<Array<ColumnDef<Passkey>>>(
     () => [
-      { id: 'name', header: 'Name', cell: ({ row }) => <span className="wrap-anywhere">{row.original.keyName || 'Unnamed passkey'}</span> },
-      { id: 'created', header: 'Added', cell: ({ row }) => formatTime(row.original.createdAt) },
-      { id: 'used', header: 'Last used', cell: ({ row }) => formatTime(row.original.lastUsedAt) },
+      { id: 'name', header: t('list.name'), cell: ({ row }) => <span className="wrap-anywhere">{row.original.keyName || t('factors.unnamed')}</span> },
+      { id: 'created', header: t('factors.added'), cell: ({ row }) => formatTime(row.original.createdAt) },
+      { id: 'used', header: t('factors.lastUsed'), cell: ({ row }) => formatTime(row.original.lastUsedAt) },
       {
         id: 'state',
-        header: 'State',
+        header: t('factors.state'),
         cell: ({ row }) => (
           <span className="row-actions">
-            {row.original.flagged ? <span className="badge badge-warn">flagged: possibly cloned</span> : <span className="badge badge-ok">usable</span>}
-            {row.original.backedUp ? <span className="badge">synced</span> : null}
+            {row.original.flagged ? <span className="badge badge-warn">{t('factors.flagged')}</span> : <span className="badge badge-ok">{t('factors.usable')}</span>}
+            {row.original.backedUp ? <span className="badge">{t('factors.synced')}</span> : null}
           </span>
         ),
       },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('list.actions'),
         cell: ({ row }) => (
           <span className="row-actions">
-            <Button variant="danger" onClick={() => askPasskey(row.original)} aria-label={`Remove passkey ${row.original.keyName || 'Unnamed passkey'}`}>
-              Remove
+            <Button variant="danger" onClick={() => askPasskey(row.original)} aria-label={t('factors.removePasskeyLabel', { name: row.original.keyName || t('factors.unnamed') })}>
+              {t('factors.remove')}
             </Button>
           </span>
         ),
       },
     ],
-    [askPasskey],
+    [askPasskey, t],
   );
 
   return (
-    <Section title="Sign-in factors" id="user-factors">
+    <Section title={t('factors.title')} id="user-factors">
       <DataTable
-        caption="One-time-code factors"
+        caption={t('factors.otpCaption')}
         columns={otpColumns}
         data={otp.data?.registrations}
         loading={otp.isFetching}
         error={otp.error}
-        emptyTitle="No one-time-code factors."
+        emptyTitle={t('factors.noOtp')}
         getRowId={(r) => r.registrationID}
       />
       <DataTable
-        caption="Passkeys"
+        caption={t('factors.passkeys')}
         columns={passkeyColumns}
         data={passkeys.data?.credentials}
         loading={passkeys.isFetching}
         error={passkeys.error}
-        emptyTitle="No passkeys."
+        emptyTitle={t('factors.noPasskeys')}
         getRowId={(p) => p.id}
       />
-      <ConfirmDialog title={`Remove this factor of ${who}?`} confirmLabel="Remove factor" danger {...removingOtp.dialog}>
+      <ConfirmDialog title={t('factors.removeTitle', { who })} confirmLabel={t('factors.removeFactor')} danger {...removingOtp.dialog}>
         <p>
-          {removingOtp.item ? `${FACTOR_NAMES[removingOtp.item.type]}${removingOtp.item.destination ? ` (${removingOtp.item.destination})` : ''}` : 'The factor'} no longer signs
-          them in. They can add it again from their account page.
+          {t('factors.removeBody', {
+            factor: removingOtp.item ? `${factorName(removingOtp.item.type)}${removingOtp.item.destination ? ` (${removingOtp.item.destination})` : ''}` : t('factors.theFactor'),
+          })}
         </p>
       </ConfirmDialog>
-      <ConfirmDialog title={`Remove the passkey “${removingPasskey.item?.keyName || 'Unnamed passkey'}”?`} confirmLabel="Remove passkey" danger {...removingPasskey.dialog}>
-        <p>{who} can no longer sign in with it. They can register a new one from their account page.</p>
+      <ConfirmDialog title={t('factors.removePasskeyTitle', { name: removingPasskey.item?.keyName || t('factors.unnamed') })} confirmLabel={t('factors.removePasskey')} danger {...removingPasskey.dialog}>
+        <p>{t('factors.removePasskeyBody', { who })}</p>
       </ConfirmDialog>
     </Section>
   );

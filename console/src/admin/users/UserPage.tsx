@@ -1,6 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
+import { i18n } from '../../i18n';
 import { Button, ErrorMessage, Loading, Page, Section } from '../../ui';
 import { usersApi } from '../adminApi';
 import { sectorPath } from '../nav';
@@ -25,6 +27,7 @@ import { UserGrants, UserSessions } from './UserSessions';
  * email, does.
  */
 export default function UserPage() {
+  const { t } = useTranslation('users');
   const { sub = '' } = useParams();
   const sectorID = useSectorID();
   const user = useQuery({ queryKey: ['user', sub], queryFn: () => usersApi.read(sub), enabled: !!sub });
@@ -36,17 +39,17 @@ export default function UserPage() {
   });
   const item = listed.data?.users.find((u) => u.sub === sub);
   const who = user.data ? user.data.email || user.data.name || user.data.sub : '';
-  const title = user.data ? user.data.name || user.data.email || 'User' : 'User';
+  const title = user.data ? user.data.name || user.data.email || t('page.user') : t('page.user');
 
   return (
     <Page title={title} wide>
       <p className="page-lead">
         <Link to={sectorPath(sectorID, 'users')}>
-          <span aria-hidden="true">← </span>All users
+          <span aria-hidden="true">← </span>{t('page.all')}
         </Link>
       </p>
-      {user.isPending ? <Loading label="Loading the user…" /> : null}
-      <ErrorMessage error={user.error} title="The user could not be loaded." />
+      {user.isPending ? <Loading label={t('edit.loading')} /> : null}
+      <ErrorMessage error={user.error} title={t('edit.loadFailed')} />
       {user.data ? (
         <>
           <ProfileSection user={user.data} listed={item} listPending={listed.isPending} listError={listed.error} />
@@ -61,10 +64,11 @@ export default function UserPage() {
   );
 }
 
-const INVITE_WORDS: Record<UserListItem['inviteStatus'], string> = { pending: 'invited, not accepted yet', expired: 'invitation expired', active: 'invitation accepted', '': '' };
+const inviteWords = (status: Exclude<UserListItem['inviteStatus'], ''>) => i18n.t(`users:page.invite.${status}`);
 
 /** The profile read-only, with "Edit profile" opening the editor in place; account status and roles below. */
 function ProfileSection({ user, listed, listPending, listError }: { user: UserProfile; listed: UserListItem | undefined; listPending: boolean; listError: unknown }) {
+  const { t } = useTranslation('users');
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
   // Opening the editor moves focus to its first field, once per opening (not when the user is re-read).
@@ -86,43 +90,43 @@ function ProfileSection({ user, listed, listPending, listError }: { user: UserPr
   const text = (value: string) => <span className="wrap-anywhere">{value}</span>;
   const facts = [
     fact(
-      'Email',
+      t('list.email'),
       user.email ? (
         <>
-          {text(user.email)} {user.emailVerified ? <span className="badge badge-ok">verified</span> : <span className="badge">unverified</span>}
+          {text(user.email)} {user.emailVerified ? <span className="badge badge-ok">{t('page.verified')}</span> : <span className="badge">{t('page.unverified')}</span>}
         </>
       ) : (
-        <span className="muted">none</span>
+        <span className="muted">{t('page.none')}</span>
       ),
     ),
-    user.pendingEmail ? fact('Pending email', text(user.pendingEmail)) : null,
-    fact('Name', user.name ? text(user.name) : <span className="muted">no name</span>),
-    user.preferredUsername ? fact('Preferred username', text(user.preferredUsername)) : null,
-    user.phoneNumber ? fact('Phone', text(user.phoneNumber)) : null,
+    user.pendingEmail ? fact(t('page.pendingEmail'), text(user.pendingEmail)) : null,
+    fact(t('list.name'), user.name ? text(user.name) : <span className="muted">{t('list.noName')}</span>),
+    user.preferredUsername ? fact(t('account:profile.fields.preferredUsername'), text(user.preferredUsername)) : null,
+    user.phoneNumber ? fact(t('page.phone'), text(user.phoneNumber)) : null,
     fact(
-      'Status',
+      t('list.status'),
       <span className="row-actions">
-        {user.disabled ? <span className="badge badge-warn">Disabled</span> : <span className="badge badge-ok">Enabled</span>}
-        {listed?.isAdmin ? <span className="badge">admin</span> : null}
-        {listed?.inviteStatus ? <span className="badge">{INVITE_WORDS[listed.inviteStatus]}</span> : null}
+        {user.disabled ? <span className="badge badge-warn">{t('badge.disabled')}</span> : <span className="badge badge-ok">{t('list.enabled')}</span>}
+        {listed?.isAdmin ? <span className="badge">{t('badge.admin')}</span> : null}
+        {listed?.inviteStatus ? <span className="badge">{inviteWords(listed.inviteStatus)}</span> : null}
       </span>,
     ),
-    fact('Created', formatTime(user.createdAt)),
-    fact('Updated', formatTime(user.updatedAt)),
-    fact('Subject', <code>{user.sub}</code>),
+    fact(t('list.created'), formatTime(user.createdAt)),
+    fact(t('list.updated'), formatTime(user.updatedAt)),
+    fact(t('page.subject'), <code>{user.sub}</code>),
   ].filter((f) => f !== null);
   return (
     <Section
-      title="Profile"
+      title={t('page.profile')}
       id="user-profile"
       actions={
         <Button ref={editButton} onClick={() => (editing ? close() : open())} aria-expanded={editing} disabled={!listed && !editing}>
-          Edit profile
+          {t('page.editProfile')}
         </Button>
       }
     >
-      <ErrorMessage error={listError} title="Whether this user is an admin could not be read." />
-      {!listed && listPending ? <Loading label="Loading the user’s status…" /> : null}
+      <ErrorMessage error={listError} title={t('page.listFailed')} />
+      {!listed && listPending ? <Loading label={t('page.statusLoading')} /> : null}
       {editing && listed ? (
         <UserProfileEditor key={`${user.sub}:${user.updatedAt}`} user={user} isAdmin={listed.isAdmin} onDone={close} labelledBy="user-profile-heading" takeFocus={takeFocus} />
       ) : (

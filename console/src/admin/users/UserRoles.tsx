@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useAuth } from '../../auth/AuthContext';
@@ -21,6 +22,7 @@ const union = (lists: string[][]): string[] => [...new Set(lists.flat())].sort()
 const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 
 function PermissionsOf({ permissions, title }: { permissions: string[]; title: string }) {
+  const { t } = useTranslation('users');
   const id = useId();
   return (
     <div className="permissions">
@@ -36,25 +38,26 @@ function PermissionsOf({ permissions, title }: { permissions: string[]; title: s
           ))}
         </ul>
       ) : (
-        <p className="muted">None.</p>
+        <p className="muted">{t('roles.none')}</p>
       )}
     </div>
   );
 }
 
 function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: string; held: Held; roles: SectorRole[]; sectorID: string }) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const [selected, setSelected] = useState<string[]>(held.roles);
   // A role held or ticked but no longer listed (deleted meanwhile) stays visible, so it can be unticked knowingly.
   const gone = [...new Set([...held.roles, ...selected])].filter((n) => !roles.some((r) => r.name === n));
-  const options = [...roles, ...gone.map((name) => ({ name, description: 'Not in the sector’s list any more.', permissions: [] }))];
+  const options = [...roles, ...gone.map((name) => ({ name, description: t('roles.gone'), permissions: [] }))];
   const save = useMutation({
     mutationFn: (names: string[]) => rolesApi.setForUser(user.sub, names),
     onSuccess: (result) => {
       queryClient.setQueryData(['user-roles', user.sub], result);
       refreshUserLists(queryClient, sectorID);
-      toast(`Roles of ${who} saved.`);
+      toast(t('roles.saved', { who }));
     },
     // An unknown role was most likely deleted meanwhile: the list is read again (the ticked one stays, marked).
     onError: () => void queryClient.invalidateQueries({ queryKey: ['roles', sectorID] }),
@@ -78,13 +81,13 @@ function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: 
   if (options.length === 0) {
     return (
       <p>
-        This sector has no roles yet. <Link to={sectorPath(sectorID, 'roles')}>Define roles</Link> first, then give them to users here.
+        <Trans t={t} i18nKey="roles.noRoles" components={{ to: <Link to={sectorPath(sectorID, 'roles')} /> }} />
       </p>
     );
   }
   return (
     <>
-      <ErrorMessage error={save.error} title="The roles were not saved." fields={(field) => shown.has(field)} />
+      <ErrorMessage error={save.error} title={t('roles.failed')} fields={(field) => shown.has(field)} />
       {options.map((r) => (
         <Checkbox
           key={r.name}
@@ -100,20 +103,21 @@ function Picker({ user, who, held, roles, sectorID }: { user: UserProfile; who: 
       ))}
       <div className="form-actions">
         <Button variant="primary" onClick={() => save.mutate([...selected].sort())} busy={save.isPending}>
-          Save roles
+          {t('roles.save')}
         </Button>
         {dirty ? (
           <Button onClick={() => { setSelected(held.roles); save.reset(); }}>
-            Undo changes
+            {t('roles.undo')}
           </Button>
         ) : null}
       </div>
-      {dirty ? <PermissionsOf title="Permissions after saving" permissions={preview} /> : <PermissionsOf title="Permissions" permissions={held.permissions} />}
+      {dirty ? <PermissionsOf title={t('roles.after')} permissions={preview} /> : <PermissionsOf title={t('roles.permissions')} permissions={held.permissions} />}
     </>
   );
 }
 
 export function UserRoles({ user }: { user: UserProfile }) {
+  const { t } = useTranslation('users');
   const { me } = useAuth();
   const sectorID = useSectorID();
   const self = me?.sub === user.sub;
@@ -123,15 +127,15 @@ export function UserRoles({ user }: { user: UserProfile }) {
 
   return (
     <fieldset>
-      <legend>Roles</legend>
-      <ErrorMessage error={held.error ?? roles.error} title="The roles could not be loaded." />
-      {held.isPending || (!self && roles.isPending) ? <Loading label="Loading the roles…" /> : null}
+      <legend>{t('roles.title')}</legend>
+      <ErrorMessage error={held.error ?? roles.error} title={t('roles.loadFailed')} />
+      {held.isPending || (!self && roles.isPending) ? <Loading label={t('roles.loading')} /> : null}
       {self && held.data ? (
         <>
           <p>
             {held.data.roles.length ? (
               <>
-                You hold{' '}
+                {t('roles.youHold')}{' '}
                 {held.data.roles.map((n, i) => (
                   <span key={n}>
                     {i ? ', ' : ''}
@@ -141,11 +145,11 @@ export function UserRoles({ user }: { user: UserProfile }) {
                 .
               </>
             ) : (
-              'You hold no roles.'
+              t('roles.youHoldNone')
             )}
           </p>
-          <PermissionsOf title="Permissions" permissions={held.data.permissions} />
-          <p className="hint">This is your own account: you cannot change your own roles. Another admin of this sector or of the default sector can.</p>
+          <PermissionsOf title={t('roles.permissions')} permissions={held.data.permissions} />
+          <p className="hint">{t('roles.self')}</p>
         </>
       ) : null}
       {!self && held.data && roles.data ? (

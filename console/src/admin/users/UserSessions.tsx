@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { accountApi, type AppGrant, type Session } from '../../account/accountApi';
 import { Button, ConfirmDialog, DataTable, Section, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { formatDateTime, formatTime } from '../util';
@@ -10,54 +11,53 @@ import { formatDateTime, formatTime } from '../util';
  * it ends at once.
  */
 export function UserSessions({ sub, who }: { sub: string; who: string }) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ['user-sessions', sub], queryFn: () => accountApi.sessions(sub) });
   const revoking = useConfirmedRemoval(
     (s: Session) => accountApi.revokeSession(sub, s.id),
     () => {
-      toast(`Session of ${who} revoked.`);
+      toast(t('sessions.revoked', { who }));
       void queryClient.invalidateQueries({ queryKey: ['user-sessions', sub] });
     },
   );
   const ask = revoking.ask;
   const columns = useMemo<Array<ColumnDef<Session>>>(
     () => [
-      { id: 'device', header: 'Device', cell: ({ row }) => <span className="wrap-anywhere">{row.original.userAgent || 'Unknown device'}</span> },
-      { id: 'ip', header: 'IP address', cell: ({ row }) => <span className="wrap-anywhere">{row.original.clientIP || '—'}</span> },
-      { id: 'created', header: 'Signed in', cell: ({ row }) => formatTime(row.original.createdAt) },
-      { id: 'seen', header: 'Last active', cell: ({ row }) => formatTime(row.original.lastSeenAt) },
-      { id: 'expires', header: 'Ends', cell: ({ row }) => formatTime(row.original.expiresAt) },
+      { id: 'device', header: t('sessions.device'), cell: ({ row }) => <span className="wrap-anywhere">{row.original.userAgent || t('sessions.unknownDevice')}</span> },
+      { id: 'ip', header: t('sessions.ip'), cell: ({ row }) => <span className="wrap-anywhere">{row.original.clientIP || '—'}</span> },
+      { id: 'created', header: t('sessions.signedIn'), cell: ({ row }) => formatTime(row.original.createdAt) },
+      { id: 'seen', header: t('sessions.lastActive'), cell: ({ row }) => formatTime(row.original.lastSeenAt) },
+      { id: 'expires', header: t('sessions.ends'), cell: ({ row }) => formatTime(row.original.expiresAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('list.actions'),
         cell: ({ row }) => (
           <span className="row-actions">
-            <Button variant="danger" onClick={() => ask(row.original)} aria-label={`Revoke the session signed in ${formatTime(row.original.createdAt)}`}>
-              Revoke
+            <Button variant="danger" onClick={() => ask(row.original)} aria-label={t('sessions.revokeLabel', { time: formatTime(row.original.createdAt) })}>
+              {t('sessions.revoke')}
             </Button>
           </span>
         ),
       },
     ],
-    [ask],
+    [ask, t],
   );
   return (
-    <Section title="Sessions" id="user-sessions">
+    <Section title={t('sessions.title')} id="user-sessions">
       <DataTable
-        caption="Sessions of this user"
+        caption={t('sessions.caption')}
         hideCaption
         columns={columns}
         data={sessions.data?.sessions}
         loading={sessions.isFetching}
         error={sessions.error}
-        emptyTitle="Not signed in anywhere."
+        emptyTitle={t('sessions.none')}
         getRowId={(s) => s.id}
       />
-      <ConfirmDialog title="Revoke this session?" confirmLabel="Revoke session" danger {...revoking.dialog}>
-        <p>
-          The session of {who} on {revoking.item?.userAgent || 'that device'} ends at once; signing in again starts a new one.
-        </p>
+      <ConfirmDialog title={t('sessions.revokeTitle')} confirmLabel={t('sessions.revokeSession')} danger {...revoking.dialog}>
+        <p>{t('sessions.revokeBody', { who, device: revoking.item?.userAgent || t('sessions.thatDevice') })}</p>
       </ConfirmDialog>
     </Section>
   );
@@ -69,13 +69,14 @@ export function UserSessions({ sub, who }: { sub: string; who: string }) {
  * stop at once, and a third-party app asks for consent again.
  */
 export function UserGrants({ sub, who }: { sub: string; who: string }) {
+  const { t } = useTranslation('users');
   const toast = useToast();
   const queryClient = useQueryClient();
   const grants = useQuery({ queryKey: ['user-grants', sub], queryFn: () => accountApi.appGrants(sub) });
   const revoking = useConfirmedRemoval(
     (g: AppGrant) => accountApi.revokeAppGrant(sub, g.clientID),
     (_res, g) => {
-      toast(`Access of ${g.clientName || g.clientID} for ${who} revoked.`);
+      toast(t('grants.revoked', { app: g.clientName || g.clientID, who }));
       void queryClient.invalidateQueries({ queryKey: ['user-grants', sub] });
     },
   );
@@ -84,45 +85,45 @@ export function UserGrants({ sub, who }: { sub: string; who: string }) {
     () => [
       {
         id: 'app',
-        header: 'App',
+        header: t('grants.app'),
         cell: ({ row }) => (
           <span className="wrap-anywhere">
             {row.original.clientName || row.original.clientID}
-            {row.original.firstParty ? <span className="badge"> first-party</span> : null}
+            {row.original.firstParty ? <span className="badge"> {t('grants.firstParty')}</span> : null}
           </span>
         ),
       },
-      { id: 'scopes', header: 'Scopes', cell: ({ row }) => <span className="wrap-anywhere">{[...row.original.scopes, ...row.original.claims].join(' ')}</span> },
-      { id: 'granted', header: 'Granted', cell: ({ row }) => formatDateTime(row.original.grantedAt) },
-      { id: 'expires', header: 'Lapses', cell: ({ row }) => formatDateTime(row.original.expiresAt) },
+      { id: 'scopes', header: t('grants.scopes'), cell: ({ row }) => <span className="wrap-anywhere">{[...row.original.scopes, ...row.original.claims].join(' ')}</span> },
+      { id: 'granted', header: t('grants.granted'), cell: ({ row }) => formatDateTime(row.original.grantedAt) },
+      { id: 'expires', header: t('grants.lapses'), cell: ({ row }) => formatDateTime(row.original.expiresAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('list.actions'),
         cell: ({ row }) => (
           <span className="row-actions">
-            <Button variant="danger" onClick={() => ask(row.original)} aria-label={`Revoke access of ${row.original.clientName || row.original.clientID}`}>
-              Revoke
+            <Button variant="danger" onClick={() => ask(row.original)} aria-label={t('grants.revokeLabel', { app: row.original.clientName || row.original.clientID })}>
+              {t('sessions.revoke')}
             </Button>
           </span>
         ),
       },
     ],
-    [ask],
+    [ask, t],
   );
   return (
-    <Section title="App access" id="user-grants">
+    <Section title={t('grants.title')} id="user-grants">
       <DataTable
-        caption="Apps this user gave access to"
+        caption={t('grants.caption')}
         hideCaption
         columns={columns}
         data={grants.data?.grants}
         loading={grants.isFetching}
         error={grants.error}
-        emptyTitle="No app has access."
+        emptyTitle={t('grants.none')}
         getRowId={(g) => g.clientID}
       />
-      <ConfirmDialog title={`Revoke the access of ${revoking.item?.clientName || revoking.item?.clientID || 'this app'}?`} confirmLabel="Revoke access" danger {...revoking.dialog}>
-        <p>The app’s tokens for {who} stop working at once; the app asks for consent again at the next sign-in (an app of the sector’s own does not ask).</p>
+      <ConfirmDialog title={t('grants.revokeTitle', { app: revoking.item?.clientName || revoking.item?.clientID || t('grants.thisApp') })} confirmLabel={t('grants.revokeAccess')} danger {...revoking.dialog}>
+        <p>{t('grants.revokeBody', { who })}</p>
       </ConfirmDialog>
     </Section>
   );

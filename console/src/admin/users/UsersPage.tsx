@@ -1,9 +1,12 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { Button, ConfirmDialog, DataTable, Field, Page, Select, TextInput, useConfirmedRemoval, useToast, type ColumnDef, type SortingState } from '../../ui';
+import { i18n } from '../../i18n';
+import { Button, ConfirmDialog, DataTable, errorText, Field, Page, Select, TextInput, useConfirmedRemoval, useToast, type ColumnDef, type SortingState } from '../../ui';
 import { rolesApi, usersApi, type UserQuery, type UserSort } from '../adminApi';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { UserListItem } from '../types';
 import { formatTime, useDebounced } from '../util';
 import { CreateUserForm } from './CreateUserForm';
@@ -27,13 +30,13 @@ const SORTS: Record<string, UserSort> = { name: 'name', email: 'email', createdA
 function inviteBadge(status: UserListItem['inviteStatus']) {
   if (status === '') return null;
   const cls = status === 'active' ? 'badge badge-ok' : status === 'expired' ? 'badge badge-warn' : 'badge';
-  const label = status === 'active' ? 'invitation accepted' : status;
+  const label = i18n.t(`users:invite.${status}`);
   return <span className={cls}>{label}</span>;
 }
 
 export default function UsersPage() {
+  const { t } = useTranslation('users');
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
@@ -57,7 +60,7 @@ export default function UsersPage() {
     const u = editing;
     setEditing(null);
     // The row's Edit button, or the same one re-rendered when the list was read again.
-    const opener = editOpener.current?.isConnected ? editOpener.current : u ? document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(`Edit ${u.email}`)}"]`) : null;
+    const opener = editOpener.current?.isConnected ? editOpener.current : u ? document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(t('list.editLabel', { email: u.email }))}"]`) : null;
     opener?.focus();
   };
   const closeCreate = () => {
@@ -100,15 +103,15 @@ export default function UsersPage() {
   const resend = useMutation({
     mutationFn: (u: UserListItem) => usersApi.resendInvite(u.sub),
     onSuccess: (r, u) => {
-      toast(`Invitation sent again to ${u.email}; it expires ${formatTime(r.inviteExpiresAt)}.`);
+      toast(t('list.resent', { email: u.email, expires: formatTime(r.inviteExpiresAt) }));
       refreshUserLists(queryClient, sectorID);
     },
-    onError: (error, u) => toast(`The invitation to ${u.email} was not sent: ${(error as Error).message}`, 'error'),
+    onError: (error, u) => toast(t('list.resendFailed', { email: u.email, message: errorText(error) }), 'error'),
   });
   const deleting = useConfirmedRemoval(
     (u: UserListItem) => usersApi.remove(u.sub),
     (_r, u) => {
-      toast(`User ${u.email} deleted.`);
+      toast(t('list.deleted', { email: u.email }));
       if (editing?.sub === u.sub) setEditing(null);
       refreshUserLists(queryClient, sectorID);
     },
@@ -122,13 +125,13 @@ export default function UsersPage() {
     () => [
       {
         accessorKey: 'name',
-        header: 'Name',
+        header: t('list.name'),
         enableSorting: true,
-        cell: ({ row }) => (row.original.name ? <span className="wrap-anywhere">{row.original.name}</span> : <span className="muted">no name</span>),
+        cell: ({ row }) => (row.original.name ? <span className="wrap-anywhere">{row.original.name}</span> : <span className="muted">{t('list.noName')}</span>),
       },
       {
         accessorKey: 'email',
-        header: 'Email',
+        header: t('list.email'),
         enableSorting: true,
         cell: ({ row }) => (
           <Link className="wrap-anywhere" to={userPath(sectorID, row.original.sub)}>
@@ -138,42 +141,42 @@ export default function UsersPage() {
       },
       {
         id: 'status',
-        header: 'Status',
+        header: t('list.status'),
         cell: ({ row }) => (
           <span className="row-actions">
-            {row.original.disabled ? <span className="badge badge-warn">Disabled</span> : null}
-            {row.original.isAdmin ? <span className="badge">admin</span> : null}
-            {row.original.emailVerified ? <span className="badge badge-ok">email verified</span> : <span className="badge">email unverified</span>}
+            {row.original.disabled ? <span className="badge badge-warn">{t('badge.disabled')}</span> : null}
+            {row.original.isAdmin ? <span className="badge">{t('badge.admin')}</span> : null}
+            {row.original.emailVerified ? <span className="badge badge-ok">{t('badge.verified')}</span> : <span className="badge">{t('badge.unverified')}</span>}
             {inviteBadge(row.original.inviteStatus)}
           </span>
         ),
       },
-      { accessorKey: 'createdAt', header: 'Created', enableSorting: true, cell: ({ row }) => formatTime(row.original.createdAt) },
-      { accessorKey: 'updatedAt', header: 'Updated', enableSorting: true, cell: ({ row }) => formatTime(row.original.updatedAt) },
+      { accessorKey: 'createdAt', header: t('list.created'), enableSorting: true, cell: ({ row }) => formatTime(row.original.createdAt) },
+      { accessorKey: 'updatedAt', header: t('list.updated'), enableSorting: true, cell: ({ row }) => formatTime(row.original.updatedAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('list.actions'),
         cell: ({ row }) => {
           const u = row.original;
           return (
             <span className="row-actions">
-              <Button onClick={(e) => openEditor(u, e.currentTarget)} aria-label={`Edit ${u.email}`}>
-                Edit
+              <Button onClick={(e) => openEditor(u, e.currentTarget)} aria-label={t('list.editLabel', { email: u.email })}>
+                {t('list.edit')}
               </Button>
               {u.inviteStatus === 'pending' || u.inviteStatus === 'expired' ? (
-                <Button onClick={() => resendTo(u)} busy={resendingSub === u.sub} aria-label={`Resend invitation to ${u.email}`}>
-                  Resend invitation
+                <Button onClick={() => resendTo(u)} busy={resendingSub === u.sub} aria-label={t('list.resendLabel', { email: u.email })}>
+                  {t('list.resend')}
                 </Button>
               ) : null}
-              <Button variant="danger" onClick={() => askDelete(u)} aria-label={`Delete ${u.email}`}>
-                Delete
+              <Button variant="danger" onClick={() => askDelete(u)} aria-label={t('list.deleteLabel', { email: u.email })}>
+                {t('list.delete')}
               </Button>
             </span>
           );
         },
       },
     ],
-    [resendTo, resendingSub, askDelete, sectorID],
+    [resendTo, resendingSub, askDelete, sectorID, t],
   );
 
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => {
@@ -183,56 +186,56 @@ export default function UsersPage() {
 
   return (
     <Page
-      title="Users"
+      title={t('list.title')}
       wide
       actions={
         <Button ref={newUserButton} variant="primary" onClick={() => setCreating(true)} aria-expanded={creating}>
-          New user
+          {t('list.new')}
         </Button>
       }
     >
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       {creating ? <CreateUserForm sectorID={sectorID} onDone={closeCreate} /> : null}
       {editing ? <EditUserForm key={editing.sub} sub={editing.sub} email={editing.email} isAdmin={editing.isAdmin} onDone={closeEditor} /> : null}
-      <div className="toolbar" role="search" aria-label="Users">
-        <Field label="Search users" hint="Part of a name, email or username.">
+      <div className="toolbar" role="search" aria-label={t('list.title')}>
+        <Field label={t('list.search')} hint={t('list.searchHint')}>
           {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => resetPage(setSearch)(e.target.value)} />}
         </Field>
-        <Field label="Exact email">
+        <Field label={t('list.exactEmail')}>
           {(p) => <TextInput {...p} type="search" value={email} onChange={(e) => resetPage(setEmail)(e.target.value)} />}
         </Field>
-        <Field label="Email verification">
+        <Field label={t('list.verification')}>
           {(p) => (
             <Select
               {...p}
               value={verified}
               onChange={(e) => resetPage(setVerified)(e.target.value as '' | 'true' | 'false')}
               options={[
-                { value: '', label: 'Any' },
-                { value: 'true', label: 'Verified' },
-                { value: 'false', label: 'Not verified' },
+                { value: '', label: t('list.any') },
+                { value: 'true', label: t('list.verified') },
+                { value: 'false', label: t('list.notVerified') },
               ]}
             />
           )}
         </Field>
-        <Field label="Status">
+        <Field label={t('list.status')}>
           {(p) => (
             <Select
               {...p}
               value={disabled}
               onChange={(e) => resetPage(setDisabled)(e.target.value as '' | 'true' | 'false')}
               options={[
-                { value: '', label: 'All' },
-                { value: 'false', label: 'Enabled' },
-                { value: 'true', label: 'Disabled' },
+                { value: '', label: t('list.all') },
+                { value: 'false', label: t('list.enabled') },
+                { value: 'true', label: t('list.disabled') },
               ]}
             />
           )}
         </Field>
-        <Field label="Role">
+        <Field label={t('list.role')}>
           {(p) => (
             <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
-              <option value="">Any</option>
+              <option value="">{t('list.any')}</option>
               {/* A role named in the address but not (or no longer) in the list stays selectable, so the filter never changes silently. */}
               {role && !roleNames.includes(role) ? <option value={role}>{role}</option> : null}
               {roleNames.map((name) => (
@@ -243,7 +246,7 @@ export default function UsersPage() {
             </Select>
           )}
         </Field>
-        <Field label="Rows per page">
+        <Field label={t('list.rowsPerPage')}>
           {(p) => (
             <Select
               {...p}
@@ -255,13 +258,13 @@ export default function UsersPage() {
         </Field>
       </div>
       <DataTable
-        caption="Users of this sector"
+        caption={t('list.caption')}
         columns={columns}
         data={users.data?.users}
         loading={users.isFetching}
         error={users.error}
-        emptyTitle={filtered ? 'No user matches these filters.' : 'No users yet.'}
-        emptyBody={filtered ? undefined : <p>Create a user or send an invitation with “New user”.</p>}
+        emptyTitle={filtered ? t('list.noMatch') : t('list.none')}
+        emptyBody={filtered ? undefined : <p>{t('list.noneBody')}</p>}
         getRowId={(u) => u.sub}
         page={users.data?.currentPage ?? page}
         pageCount={users.data?.totalPages}
@@ -274,12 +277,12 @@ export default function UsersPage() {
         }}
       />
       <ConfirmDialog
-        title={`Delete ${deleting.item?.email ?? 'this user'}?`}
-        confirmLabel="Delete user"
+        title={t('list.deleteTitle', { email: deleting.item?.email ?? t('list.thisUser') })}
+        confirmLabel={t('list.deleteUser')}
         danger
         {...deleting.dialog}
       >
-        <p>The user is removed at once and their tokens stop working. This cannot be undone.</p>
+        <p>{t('list.deleteBody')}</p>
       </ConfirmDialog>
     </Page>
   );

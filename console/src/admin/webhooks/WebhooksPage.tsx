@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Page, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { webhooksApi } from '../adminApi';
-import { useSectorID, useSectorRecord } from '../sectorContext';
+import { useSectorID } from '../sectorContext';
+import { SectorLead } from '../SectorLead';
 import type { Webhook } from '../types';
 import { formatTime } from '../util';
 import { DeliveryLog } from './DeliveryLog';
@@ -97,7 +98,6 @@ function State({ webhook: w }: { webhook: Webhook }) {
 
 export default function WebhooksPage() {
   const sectorID = useSectorID();
-  const sector = useSectorRecord(sectorID);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
@@ -205,7 +205,7 @@ export default function WebhooksPage() {
       wide
       actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New webhook</Button>}
     >
-      {sector ? <p className="page-lead">Sector <strong>{sector.name}</strong> ({sector.slug})</p> : null}
+      <SectorLead sectorID={sectorID} />
       <p className="page-lead">
         A webhook sends what happens in this sector (users created, changed, disabled or signed in, sessions revoked, API tokens created …) to an HTTPS endpoint of
         another system, signed with its secret per Standard Webhooks. Failed deliveries are tried again for about a day; an endpoint whose deliveries all fail for
