@@ -1,6 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type CSSProperties } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button, ConfirmDialog, ErrorMessage, useConfirmedRemoval, useToast } from '../../ui';
+import { i18n } from '../../i18n';
 import { settingsApi } from '../adminApi';
 import type { SectorSettings } from '../types';
 
@@ -59,18 +61,19 @@ function previewStyle(mode: keyof typeof THEME, pair: Pair): CSSProperties {
  * typed (before saving). Not interactive: a picture of the page, not the page.
  */
 export function BrandPreview({ name, logoURL, light, dark }: { name: string; logoURL: string; light: Pair; dark: Pair }) {
+  const { t } = useTranslation('settings');
   return (
     <div className="brand-previews">
       {(['light', 'dark'] as const).map((mode) => (
         <figure key={mode} className="brand-preview" style={previewStyle(mode, mode === 'light' ? light : dark)} inert>
-          <figcaption>{mode === 'light' ? 'Light mode' : 'Dark mode'}</figcaption>
+          <figcaption>{mode === 'light' ? t('preview.light') : t('preview.dark')}</figcaption>
           <div className="brand-preview__page">
             {logoURL ? <img src={logoURL} alt="" height={24} /> : null}
-            <p className="brand-preview__title">Sign in — {name}</p>
+            <p className="brand-preview__title">{t('preview.title', { name })}</p>
             <div className="brand-preview__card">
               <span className="brand-preview__input" />
-              <span className="brand-preview__button">Sign in</span>
-              <span className="brand-preview__link">Forgot your password?</span>
+              <span className="brand-preview__button">{t('preview.signIn')}</span>
+              <span className="brand-preview__link">{t('preview.forgot')}</span>
             </div>
           </div>
         </figure>
@@ -80,8 +83,8 @@ export function BrandPreview({ name, logoURL, light, dark }: { name: string; log
 }
 
 const IMAGES = [
-  { asset: 'logo', label: 'Logo', hint: 'PNG, JPEG, WebP or GIF, at most 256 KiB and 2048×2048 pixels; shown in the header of the sector’s pages and in its mails.', url: 'BrandLogoURL' },
-  { asset: 'favicon', label: 'Favicon', hint: 'ICO, PNG, JPEG, WebP or GIF, at most 64 KiB and 512×512 pixels; the browser tab’s icon on the sector’s pages.', url: 'BrandFaviconURL' },
+  { asset: 'logo', url: 'BrandLogoURL' },
+  { asset: 'favicon', url: 'BrandFaviconURL' },
 ] as const;
 
 type ImageSpec = (typeof IMAGES)[number];
@@ -91,12 +94,14 @@ function base64Of(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-    reader.onerror = () => reject(reader.error ?? new Error('The file could not be read.'));
+    reader.onerror = () => reject(reader.error ?? new Error(i18n.t('settings:images.unreadable')));
     reader.readAsDataURL(file);
   });
 }
 
 function BrandImage({ sectorID, spec, url }: { sectorID: string; spec: ImageSpec; url: string }) {
+  const { t } = useTranslation('settings');
+  const text = (part: string) => t(`images.${spec.asset}.${part}`);
   const toast = useToast();
   const queryClient = useQueryClient();
   const inputId = useId();
@@ -107,7 +112,7 @@ function BrandImage({ sectorID, spec, url }: { sectorID: string; spec: ImageSpec
     onSuccess: async () => {
       setError(null);
       await refresh();
-      toast(`${spec.label} saved.`);
+      toast(text('saved'));
     },
     onError: setError,
   });
@@ -115,14 +120,14 @@ function BrandImage({ sectorID, spec, url }: { sectorID: string; spec: ImageSpec
     () => settingsApi.removeImage(sectorID, spec.asset),
     () => {
       void refresh();
-      toast(`${spec.label} removed.`);
+      toast(text('removed'));
     },
   );
   return (
     <div className="brand-image">
-      <h4>{spec.label}</h4>
-      {url ? <img className="brand-image__current" src={url} alt={`Current ${spec.label.toLowerCase()}`} /> : <p className="muted">None: the built-in one.</p>}
-      <label htmlFor={inputId}>{url ? `Replace the ${spec.label.toLowerCase()}` : `Upload a ${spec.label.toLowerCase()}`}</label>
+      <h4>{text('label')}</h4>
+      {url ? <img className="brand-image__current" src={url} alt={text('current')} /> : <p className="muted">{t('images.none')}</p>}
+      <label htmlFor={inputId}>{url ? text('replace') : text('upload')}</label>
       <input
         id={inputId}
         type="file"
@@ -134,11 +139,11 @@ function BrandImage({ sectorID, spec, url }: { sectorID: string; spec: ImageSpec
           if (file) upload.mutate(file);
         }}
       />
-      <p className="hint">{spec.hint}</p>
-      <ErrorMessage error={error} title={`The ${spec.label.toLowerCase()} was not saved.`} />
-      {url ? <Button onClick={() => removal.ask(spec.asset)}>Remove the {spec.label.toLowerCase()}</Button> : null}
-      <ConfirmDialog title={`Remove the ${spec.label.toLowerCase()}?`} confirmLabel={`Remove ${spec.label.toLowerCase()}`} danger {...removal.dialog}>
-        <p>The sector’s pages and mails show the built-in one again.</p>
+      <p className="hint">{text('hint')}</p>
+      <ErrorMessage error={error} title={text('failed')} />
+      {url ? <Button onClick={() => removal.ask(spec.asset)}>{text('remove')}</Button> : null}
+      <ConfirmDialog title={text('removeTitle')} confirmLabel={text('removeConfirm')} danger {...removal.dialog}>
+        <p>{t('images.removeBody')}</p>
       </ConfirmDialog>
     </div>
   );
@@ -146,8 +151,9 @@ function BrandImage({ sectorID, spec, url }: { sectorID: string; spec: ImageSpec
 
 /** The sector's logo and favicon: each saved as soon as it is chosen (not with the form). */
 export function BrandImages({ sectorID, settings }: { sectorID: string; settings: SectorSettings }) {
+  const { t } = useTranslation('settings');
   return (
-    <div className="brand-images" role="group" aria-label="Logo and favicon">
+    <div className="brand-images" role="group" aria-label={t('images.group')}>
       {IMAGES.map((spec) => (
         <BrandImage key={spec.asset} sectorID={sectorID} spec={spec} url={settings[spec.url]} />
       ))}

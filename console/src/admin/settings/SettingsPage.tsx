@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm, useWatch, type UseFormRegister, type FieldErrors } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Section, Select, TextArea, TextInput, useToast } from '../../ui';
 import { BrandImages, BrandPreview } from './BrandingSection';
@@ -42,8 +43,6 @@ const MESSAGE_KIND: Record<TemplateGroup['kind'], MessageKind> = { otp: 'code', 
 /** The fields whose violations the form marks at an input (a language's templates among them). */
 const SHOWN_FIELDS = [...ALL_SETTING_KEYS, 'LocalizedTemplates'];
 
-/** An empty template sends the built-in text, which the preview shows. */
-const BUILT_IN = 'Empty: the built-in text (see the preview)';
 
 function toForm(s: SectorSettings): FormValues {
   const out = { localized: {} } as unknown as FormValues;
@@ -95,38 +94,41 @@ function toBody(values: FormValues, dirty: DirtyFields): UpdateSectorSettingsBod
 }
 
 function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; register: UseFormRegister<FormValues>; errors: FieldErrors<FormValues>; sectorID: string }) {
+  const { t } = useTranslation('settings');
   const error = errors[spec.key]?.message;
-  if (spec.kind === 'boolean') return <Checkbox label={spec.label} hint={spec.help} error={error} {...register(spec.key)} />;
+  const label = t(`fields.${spec.key}.label`);
+  const help = t(`fields.${spec.key}.help`, { defaultValue: '' }) || undefined;
+  if (spec.kind === 'boolean') return <Checkbox label={label} hint={help} error={error} {...register(spec.key)} />;
   if (spec.kind === 'origins') {
     return (
-      <Field label={spec.label} hint={spec.help} error={error}>
+      <Field label={label} hint={help} error={error}>
         {(p) => <TextArea {...p} rows={3} spellCheck={false} autoComplete="off" {...register(spec.key)} />}
       </Field>
     );
   }
   if (spec.kind === 'choice') {
     return (
-      <Field label={spec.label} hint={spec.help} error={error}>
-        {(p) => <Select {...p} options={spec.options} {...register(spec.key)} />}
+      <Field label={label} hint={help} error={error}>
+        {(p) => <Select {...p} options={[...spec.options]} {...register(spec.key)} />}
       </Field>
     );
   }
   if (spec.kind === 'color') {
     return (
-      <Field label={spec.label} hint={spec.help} error={error}>
+      <Field label={label} hint={help} error={error}>
         {(p) => <TextInput {...p} className="input--color" placeholder="#rrggbb" maxLength={7} autoComplete="off" spellCheck={false} {...register(spec.key)} />}
       </Field>
     );
   }
   if (spec.kind === 'int64') {
     return (
-      <Field label={`${spec.label} (${spec.unit})`} hint={spec.help} error={error}>
+      <Field label={t('withUnit', { label, unit: t(`units.${spec.unit}`) })} hint={help} error={error}>
         {(p) => (
           <TextInput
             {...p}
             inputMode="numeric"
             autoComplete="off"
-            {...register(spec.key, { pattern: { value: /^\s*\d+\s*$/, message: `Enter a whole number of ${spec.unit}.` } })}
+            {...register(spec.key, { pattern: { value: /^\s*\d+\s*$/, message: t('wholeNumber', { unit: t(`units.${spec.unit}`) }) } })}
           />
         )}
       </Field>
@@ -135,13 +137,13 @@ function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; r
   const hint =
     spec.key === 'MagicLinkURL' ? (
       <>
-        {spec.help} To open them in this app’s account page, use <code>{`${window.location.origin}/account/link?sector=${sectorID}`}</code>.
+        {help} {t('linkHint')} <code>{`${window.location.origin}/account/link?sector=${sectorID}`}</code>.
       </>
     ) : (
-      spec.help
+      help
     );
   return (
-    <Field label={spec.label} hint={hint} error={error}>
+    <Field label={label} hint={hint} error={error}>
       {(p) => <TextInput {...p} type={spec.type ?? 'text'} maxLength={spec.maxLength} autoComplete="off" spellCheck={false} {...register(spec.key)} />}
     </Field>
   );
@@ -171,30 +173,29 @@ function TemplateEditor({
   language: LanguageCode;
   defaultLanguage: string;
 }) {
-  const hint = (
-    <>
-      Handlebars placeholders: {group.variables.map((v) => `{{${v}}}`).join(', ')}. Leave empty for the built-in text.
-    </>
-  );
+  const { t } = useTranslation('settings');
+  const hint = t('templates.placeholders', { list: group.variables.map((v) => `{{${v}}}`).join(', ') });
+  const builtIn = t('templates.builtIn');
+  const title = t(`templates.${group.kind}.title`);
+  const short = t(`templates.${group.kind}.short`);
   const field = (key: SettingKey) => templateField(language, defaultLanguage, key);
   const text = (key: SettingKey) => (language === defaultLanguage ? String(values[key] ?? '') : (values.localized?.[language]?.[key] ?? ''));
-  const shortTitle = group.kind === 'otp' ? 'Code mail' : group.kind === 'invite' ? 'Invitation' : 'Password-reset';
   return (
-    <Section title={group.title} id={`tpl-${group.kind}`}>
+    <Section title={title} id={`tpl-${group.kind}`}>
       <div className="template-grid">
         <div className="template-grid__inputs">
-          <Field label={`${shortTitle} subject`} hint={hint} error={errorAt(errors, field(group.subject))}>
-            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.subject))} />}
+          <Field label={t('templates.subject', { short })} hint={hint} error={errorAt(errors, field(group.subject))}>
+            {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.subject))} />}
           </Field>
-          <Field label={`${shortTitle} text body`} error={errorAt(errors, field(group.text))}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.text))} />}
+          <Field label={t('templates.text', { short })} error={errorAt(errors, field(group.text))}>
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.text))} />}
           </Field>
-          <Field label={`${shortTitle} HTML body`} hint="Values are HTML-escaped in this body." error={errorAt(errors, field(group.html))}>
-            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.html))} />}
+          <Field label={t('templates.html', { short })} hint={t('templates.htmlHint')} error={errorAt(errors, field(group.html))}>
+            {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.html))} />}
           </Field>
           {group.sms ? (
-            <Field label="SMS text" hint={`Up to ${SMS_MAX} characters.`} error={errorAt(errors, field(group.sms))}>
-              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={BUILT_IN} {...register(field(group.sms!))} />}
+            <Field label={t('templates.sms')} hint={t('templates.smsHint', { max: SMS_MAX })} error={errorAt(errors, field(group.sms))}>
+              {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.sms!))} />}
             </Field>
           ) : null}
         </div>
@@ -202,7 +203,7 @@ function TemplateEditor({
           sectorID={sectorID}
           kind={MESSAGE_KIND[group.kind]}
           testKind={group.kind}
-          title={group.title}
+          title={title}
           language={language}
           templates={{ subject: text(group.subject), text: text(group.text), html: text(group.html), ...(group.sms ? { sms: text(group.sms) } : {}) }}
         />
@@ -212,6 +213,7 @@ function TemplateEditor({
 }
 
 function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; sectorName: string; settings: SectorSettings }) {
+  const { t } = useTranslation('settings');
   const toast = useToast();
   const queryClient = useQueryClient();
   const {
@@ -236,7 +238,7 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
       queryClient.setQueryData(['settings', sectorID], saved);
       // The previews read the stored settings (expiries) too.
       void queryClient.invalidateQueries({ queryKey: previewKey(sectorID) });
-      toast('Settings saved.');
+      toast(t('saved'));
     },
     onError: (error) => {
       setServerError(error);
@@ -267,17 +269,17 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
     clearErrors();
     const body = toBody(v, dirtyFields as DirtyFields);
     if (Object.keys(body).length === 0) {
-      toast('Nothing to save: no field changed.', 'info');
+      toast(t('nothing'), 'info');
       return;
     }
     save.mutate(body);
   });
 
   return (
-    <form onSubmit={onSubmit} aria-label="Sector settings" noValidate>
-      <ErrorMessage error={serverError} title="The settings were not saved." fields={SHOWN_FIELDS} />
+    <form onSubmit={onSubmit} aria-label={t('title')} noValidate>
+      <ErrorMessage error={serverError} title={t('failed')} fields={SHOWN_FIELDS} />
       {GENERAL_GROUPS.map((group) => (
-        <Section key={group.id} title={group.title} id={`settings-${group.id}`}>
+        <Section key={group.id} title={t(`groups.${group.id}`)} id={`settings-${group.id}`}>
           {group.fields.map((spec) => (
             <SettingInput key={spec.key} spec={spec} register={register} errors={errors} sectorID={sectorID} />
           ))}
@@ -296,15 +298,15 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
       ))}
       <div className="template-language">
         <Field
-          label="Language of the message templates"
-          hint="Each user gets mails in their own language when it is offered, else in the default language. A language’s empty template sends that language’s built-in text."
+          label={t('templateLanguage')}
+          hint={t('templateLanguageHint')}
         >
           {(p) => (
             <Select
               {...p}
               value={templateLanguage}
               onChange={(e) => setTemplateLanguage(e.target.value as LanguageCode)}
-              options={LANGUAGE_OPTIONS.map((o) => ({ value: o.value, label: o.value === settings.DefaultLanguage ? `${o.label} (the default language)` : o.label }))}
+              options={LANGUAGE_OPTIONS.map((o) => ({ value: o.value, label: o.value === settings.DefaultLanguage ? t('defaultLanguageOption', { language: o.label }) : o.label }))}
             />
           )}
         </Field>
@@ -323,10 +325,10 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
       ))}
       <div className="form-actions form-actions--end">
         <Button type="submit" variant="primary" busy={save.isPending}>
-          Save settings
+          {t('save')}
         </Button>
         <Button onClick={() => { reset(toForm(settings)); setServerError(null); }} disabled={!isDirty || save.isPending}>
-          Discard changes
+          {t('discard')}
         </Button>
       </div>
     </form>
@@ -334,16 +336,17 @@ function SettingsForm({ sectorID, sectorName, settings }: { sectorID: string; se
 }
 
 export default function SettingsPage() {
+  const { t } = useTranslation('settings');
   const sectorID = useSectorID();
   const sector = useSectorRecord(sectorID);
   const query = useQuery({ queryKey: ['settings', sectorID], queryFn: () => settingsApi.read(sectorID), enabled: !!sectorID });
   return (
-    <Page title="Sector settings" wide>
+    <Page title={t('title')} wide>
       <SectorLead sectorID={sectorID} />
-      {query.isPending ? <Loading label="Loading the settings…" /> : null}
-      {query.isError ? <ErrorMessage error={query.error} title="The settings could not be loaded." /> : null}
+      {query.isPending ? <Loading label={t('loading')} /> : null}
+      {query.isError ? <ErrorMessage error={query.error} title={t('loadFailed')} /> : null}
       {query.data ? <SettingsForm key={sectorID} sectorID={sectorID} sectorName={sector?.name ?? ''} settings={query.data} /> : null}
-      {!query.isPending && !query.isError && !query.data ? <EmptyState title="No settings to show." /> : null}
+      {!query.isPending && !query.isError && !query.data ? <EmptyState title={t('none')} /> : null}
     </Page>
   );
 }

@@ -1,6 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
+import { i18n } from '../../i18n';
 import { errorText } from '../../ui';
 import { settingsApi } from '../adminApi';
 import type { MessageKind, TemplatePreview, TemplatePreviewBody } from '../types';
@@ -52,13 +54,14 @@ function useTemplatePreview(sectorID: string, kind: MessageKind, templates: Prev
 function problemOf(error: unknown, part: Part): string | undefined {
   if (!error) return undefined;
   if (error instanceof ApiError && error.fieldViolations.length > 0) {
-    return error.violation(part) ?? 'shown again once the other templates of this message render';
+    return error.violation(part) ?? i18n.t('settings:previews.otherFirst');
   }
   return errorText(error);
 }
 
 function Problem({ error }: { error: string }) {
-  return <p className="template-preview__error">The preview cannot render this template: {error}.</p>;
+  const { t } = useTranslation('settings');
+  return <p className="template-preview__error">{t('previews.problem', { error })}</p>;
 }
 
 /**
@@ -66,16 +69,17 @@ function Problem({ error }: { error: string }) {
  * then `render(output)` of a template that renders, or the reason it does not.
  */
 function Preview({ label, template, output, problem, render }: { label: string; template: string; output: string | undefined; problem: string | undefined; render(output: string): ReactNode }) {
+  const { t } = useTranslation('settings');
   const id = useId();
   let content: ReactNode;
   if (problem !== undefined) content = <Problem error={problem} />;
   else if (output !== undefined) content = render(output);
-  else content = <p className="template-preview__note">Rendering…</p>;
+  else content = <p className="template-preview__note">{t('previews.rendering')}</p>;
   return (
     <figure className="template-preview" aria-labelledby={id}>
       <figcaption id={id}>
         {label}
-        {template.trim() === '' ? ' (built-in default)' : ''}
+        {template.trim() === '' ? t('previews.builtIn') : ''}
       </figcaption>
       {content}
     </figure>
@@ -113,22 +117,23 @@ export function TemplatePreviews({
   /** The language to render in (the sector's default when absent). */
   language?: TemplatePreviewBody['language'];
 }) {
+  const { t } = useTranslation('settings');
   const query = useTemplatePreview(sectorID, kind, templates, language);
   // A stale answer stays in view while a newer one loads; an error replaces it.
   const data: TemplatePreview | undefined = query.isError ? undefined : query.data;
   const part = (name: Part) => ({ output: data?.[name], problem: problemOf(query.error, name) });
   return (
-    <div className="template-grid__preview" aria-label={`${title} preview`} role="group" aria-busy={query.isFetching}>
-      <p className="template-preview__note">Live preview with sample values, rendered by the service</p>
-      <Preview label="Subject" template={templates.subject} {...part('subject')} render={(o) => <TextOutput testId={`preview-${testKind}-subject`} output={o} />} />
-      <Preview label="Text body" template={templates.text} {...part('text')} render={(o) => <TextOutput testId={`preview-${testKind}-text`} output={o} />} />
+    <div className="template-grid__preview" aria-label={t('previews.label', { title })} role="group" aria-busy={query.isFetching}>
+      <p className="template-preview__note">{t('previews.note')}</p>
+      <Preview label={t('previews.subject')} template={templates.subject} {...part('subject')} render={(o) => <TextOutput testId={`preview-${testKind}-subject`} output={o} />} />
+      <Preview label={t('previews.text')} template={templates.text} {...part('text')} render={(o) => <TextOutput testId={`preview-${testKind}-text`} output={o} />} />
       <Preview
-        label={`${title}, HTML body`}
+        label={t('previews.html', { title })}
         template={templates.html}
         {...part('html')}
-        render={(o) => <iframe className="template-preview__frame" title={`${title}, HTML body`} sandbox="" srcDoc={o} data-testid={`preview-${testKind}-html`} referrerPolicy="no-referrer" />}
+        render={(o) => <iframe className="template-preview__frame" title={t('previews.html', { title })} sandbox="" srcDoc={o} data-testid={`preview-${testKind}-html`} referrerPolicy="no-referrer" />}
       />
-      {templates.sms !== undefined ? <Preview label="SMS" template={templates.sms} {...part('sms')} render={(o) => <TextOutput testId={`preview-${testKind}-sms`} output={o} />} /> : null}
+      {templates.sms !== undefined ? <Preview label={t('previews.sms')} template={templates.sms} {...part('sms')} render={(o) => <TextOutput testId={`preview-${testKind}-sms`} output={o} />} /> : null}
     </div>
   );
 }

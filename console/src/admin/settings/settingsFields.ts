@@ -4,17 +4,20 @@ import type { SectorSettings } from '../types';
 
 export type SettingKey = Exclude<keyof SectorSettings, 'sectorID'>;
 
+/**
+ * A setting's input. Its label and help are the `settings` catalogue's `fields.<key>.label`
+ * and `fields.<key>.help` (none for some); a group's title is `groups.<id>`; a unit's name `units.<unit>`.
+ */
 export type FieldSpec =
-  | { key: SettingKey; kind: 'boolean'; label: string; help?: string }
-  | { key: SettingKey; kind: 'int64'; label: string; help: string; min: number; max: number; unit: string }
-  | { key: SettingKey; kind: 'text'; label: string; help?: string; maxLength?: number; type?: 'text' | 'url' | 'email' }
-  | { key: SettingKey; kind: 'color'; label: string; help: string }
-  | { key: SettingKey; kind: 'choice'; label: string; help: string; options: Array<{ value: string; label: string }> }
-  | { key: SettingKey; kind: 'origins'; label: string; help: string };
+  | { key: SettingKey; kind: 'boolean' }
+  | { key: SettingKey; kind: 'int64'; min: number; max: number; unit: 'seconds' | 'minutes' | 'hours' | 'days' }
+  | { key: SettingKey; kind: 'text'; maxLength?: number; type?: 'text' | 'url' | 'email' }
+  | { key: SettingKey; kind: 'color' }
+  | { key: SettingKey; kind: 'choice'; options: ReadonlyArray<{ value: string; label: string }> }
+  | { key: SettingKey; kind: 'origins' };
 
 export interface FieldGroup {
-  id: string;
-  title: string;
+  id: 'access' | 'durations' | 'look' | 'passkeys';
   fields: FieldSpec[];
 }
 
@@ -30,67 +33,57 @@ export type LanguageCode = (typeof LANGUAGE_OPTIONS)[number]['value'];
 export const GENERAL_GROUPS: FieldGroup[] = [
   {
     id: 'access',
-    title: 'Sign-in and access',
     fields: [
-      { key: 'MFARequired', kind: 'boolean', label: 'Require a second factor (MFA)' },
-      { key: 'SelfSignUpAllowed', kind: 'boolean', label: 'Allow self sign-up' },
-      { key: 'MagicLinkLoginEnabled', kind: 'boolean', label: 'Allow magic-link sign-in', help: 'A single-use link mailed to the user, used as a first factor.' },
-      { key: 'AllowUserCreationForNonAdmins', kind: 'boolean', label: 'Members may create users' },
-      { key: 'AllowUserReadForNonAdmins', kind: 'boolean', label: 'Members may read users' },
-      { key: 'SCIMSendInvitations', kind: 'boolean', label: 'Invite users a directory provisions', help: 'Mail an invitation to each user your directory (Entra ID, Okta) creates over SCIM with an email. Off: nothing is mailed.' },
-      { key: 'MagicLinkURL', kind: 'text', type: 'url', label: 'Link base URL', help: 'Base of invitation, reset, magic-link and verification links: https on the service’s address or one of the sector’s allowed origins (http only for localhost in development). Empty: the service’s own pages.' },
+      { key: 'MFARequired', kind: 'boolean' },
+      { key: 'SelfSignUpAllowed', kind: 'boolean' },
+      { key: 'MagicLinkLoginEnabled', kind: 'boolean' },
+      { key: 'AllowUserCreationForNonAdmins', kind: 'boolean' },
+      { key: 'AllowUserReadForNonAdmins', kind: 'boolean' },
+      { key: 'SCIMSendInvitations', kind: 'boolean' },
+      { key: 'MagicLinkURL', kind: 'text', type: 'url' },
     ],
   },
   {
     id: 'durations',
-    title: 'Lifetimes',
     fields: [
-      { key: 'AccessTokenDuration', kind: 'int64', label: 'Access token lifetime', unit: 'seconds', min: 1, max: 31_536_000, help: '1 to 31,536,000 seconds. 0 restores the default (3600).' },
-      { key: 'SessionLifetimeSeconds', kind: 'int64', label: 'Session lifetime', unit: 'seconds', min: 1, max: 31_536_000, help: '1 to 31,536,000 seconds. 0 restores the default (2,592,000: 30 days).' },
-      { key: 'SessionIdleTimeoutSeconds', kind: 'int64', label: 'Session idle timeout', unit: 'seconds', min: 1, max: 31_536_000, help: '1 to 31,536,000 seconds. 0 restores the default (604,800: 7 days).' },
-      { key: 'InviteExpirationHours', kind: 'int64', label: 'Invitation validity', unit: 'hours', min: 1, max: 8760, help: '1 to 8,760 hours. 0 restores the default (168).' },
-      { key: 'PasswordResetTimeoutMinutes', kind: 'int64', label: 'Reset and magic-link validity', unit: 'minutes', min: 1, max: 1440, help: '1 to 1,440 minutes. 0 restores the default (15).' },
-      { key: 'AuditRetentionDays', kind: 'int64', label: 'Audit retention', unit: 'days', min: 1, max: 3650, help: '1 to 3,650 days. 0 restores the default (365).' },
+      { key: 'AccessTokenDuration', kind: 'int64', unit: 'seconds', min: 1, max: 31_536_000 },
+      { key: 'SessionLifetimeSeconds', kind: 'int64', unit: 'seconds', min: 1, max: 31_536_000 },
+      { key: 'SessionIdleTimeoutSeconds', kind: 'int64', unit: 'seconds', min: 1, max: 31_536_000 },
+      { key: 'InviteExpirationHours', kind: 'int64', unit: 'hours', min: 1, max: 8760 },
+      { key: 'PasswordResetTimeoutMinutes', kind: 'int64', unit: 'minutes', min: 1, max: 1440 },
+      { key: 'AuditRetentionDays', kind: 'int64', unit: 'days', min: 1, max: 3650 },
     ],
   },
   {
     id: 'look',
-    title: 'Look and language',
     fields: [
-      { key: 'BrandDisplayName', kind: 'text', label: 'Display name', maxLength: 100, help: 'The name the sector’s sign-in and account pages and its mails show. Empty: the sector’s name.' },
-      { key: 'BrandPrimaryColor', kind: 'color', label: 'Primary colour (light mode)', help: 'Links, buttons and focus rings, as #rrggbb. Empty: the built-in blue. Refused when the pages would miss WCAG AA contrast.' },
-      { key: 'BrandBackgroundColor', kind: 'color', label: 'Background colour (light mode)', help: 'The page behind the cards, as #rrggbb. Empty: the built-in one.' },
-      { key: 'BrandPrimaryColorDark', kind: 'color', label: 'Primary colour (dark mode)', help: 'As #rrggbb, for visitors whose system is in dark mode. Empty: the built-in one.' },
-      { key: 'BrandBackgroundColorDark', kind: 'color', label: 'Background colour (dark mode)', help: 'As #rrggbb. Empty: the built-in one.' },
-      { key: 'TermsURL', kind: 'text', type: 'url', label: 'Terms of service link', help: 'Shown at the foot of the public pages. Empty: none.' },
-      { key: 'PrivacyURL', kind: 'text', type: 'url', label: 'Privacy policy link', help: 'Shown at the foot of the public pages. Empty: none.' },
-      { key: 'SupportEmail', kind: 'text', type: 'email', label: 'Support address', help: 'Shown on the public pages and in mails. Empty: none.' },
-      {
-        key: 'DefaultLanguage',
-        kind: 'choice',
-        label: 'Default language',
-        help: 'The language of pages and mails for users whose own language is not known or not offered. The templates below without a language of their own are this language’s.',
-        options: [...LANGUAGE_OPTIONS],
-      },
+      { key: 'BrandDisplayName', kind: 'text', maxLength: 100 },
+      { key: 'BrandPrimaryColor', kind: 'color' },
+      { key: 'BrandBackgroundColor', kind: 'color' },
+      { key: 'BrandPrimaryColorDark', kind: 'color' },
+      { key: 'BrandBackgroundColorDark', kind: 'color' },
+      { key: 'TermsURL', kind: 'text', type: 'url' },
+      { key: 'PrivacyURL', kind: 'text', type: 'url' },
+      { key: 'SupportEmail', kind: 'text', type: 'email' },
+      { key: 'DefaultLanguage', kind: 'choice', options: LANGUAGE_OPTIONS },
     ],
   },
   {
     id: 'passkeys',
-    title: 'Passkeys (WebAuthn relying party)',
     fields: [
-      { key: 'WebAuthnRPID', kind: 'text', label: 'Relying party ID', help: 'A lowercase host name, e.g. login.example.com. Empty: the sector’s domain.' },
-      { key: 'WebAuthnRPDisplayName', kind: 'text', label: 'Relying party display name', maxLength: 200, help: 'Up to 200 characters. Empty: the sector’s name.' },
-      { key: 'WebAuthnRPOrigins', kind: 'origins', label: 'Allowed passkey origins', help: 'One origin per line, scheme://host[:port], no path; up to 100.' },
-      { key: 'WebAuthnDebug', kind: 'boolean', label: 'Explain passkey refusals', help: 'Adds the library’s reason to WEBAUTHN_RESPONSE_INVALID errors. For troubleshooting only.' },
+      { key: 'WebAuthnRPID', kind: 'text' },
+      { key: 'WebAuthnRPDisplayName', kind: 'text', maxLength: 200 },
+      { key: 'WebAuthnRPOrigins', kind: 'origins' },
+      { key: 'WebAuthnDebug', kind: 'boolean' },
     ],
   },
 ];
 
 type TemplateKind = 'otp' | 'invite' | 'passwordReset';
 
+/** A message's template settings; its title is the `settings` catalogue's `templates.<kind>.title`. */
 export interface TemplateGroup {
   kind: TemplateKind;
-  title: string;
   subject: SettingKey;
   text: SettingKey;
   html: SettingKey;
@@ -102,7 +95,6 @@ export interface TemplateGroup {
 export const TEMPLATE_GROUPS: TemplateGroup[] = [
   {
     kind: 'otp',
-    title: 'One-time code message',
     subject: 'OTPEmailSubject',
     text: 'OTPEmailBodyTemplate',
     html: 'OTPEmailBodyHTMLTemplate',
@@ -111,7 +103,6 @@ export const TEMPLATE_GROUPS: TemplateGroup[] = [
   },
   {
     kind: 'invite',
-    title: 'Invitation mail',
     subject: 'InviteEmailSubject',
     text: 'InviteEmailBodyTemplate',
     html: 'InviteEmailBodyHTMLTemplate',
@@ -119,7 +110,6 @@ export const TEMPLATE_GROUPS: TemplateGroup[] = [
   },
   {
     kind: 'passwordReset',
-    title: 'Password-reset mail',
     subject: 'PasswordResetEmailSubject',
     text: 'PasswordResetEmailBodyTemplate',
     html: 'PasswordResetEmailBodyHTMLTemplate',
