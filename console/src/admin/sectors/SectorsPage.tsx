@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useAuth } from '../../auth/AuthContext';
@@ -25,6 +26,7 @@ interface CreateForm {
 const FIELDS: Array<keyof CreateForm> = ['name', 'slug', 'domain', 'allowedOrigins'];
 
 function CreateSector({ onDone }: { onDone: () => void }) {
+  const { t } = useTranslation('sectors');
   const toast = useToast();
   const queryClient = useQueryClient();
   const { register, handleSubmit, setError, formState: { errors } } = useForm<CreateForm>({ defaultValues: { name: '', slug: '', domain: '', allowedOrigins: '' } });
@@ -37,7 +39,7 @@ function CreateSector({ onDone }: { onDone: () => void }) {
         allowedOrigins: v.allowedOrigins.split(/[\s,]+/).filter(Boolean),
       }),
     onSuccess: (s) => {
-      toast(`Sector ${s.name} created.`);
+      toast(t('created', { name: s.name }));
       void queryClient.invalidateQueries({ queryKey: ['sectors'] });
       onDone();
     },
@@ -50,28 +52,28 @@ function CreateSector({ onDone }: { onDone: () => void }) {
     },
   });
   return (
-    <Section title="New sector" id="new-sector">
+    <Section title={t('new')} id="new-sector">
       <form aria-labelledby="new-sector-heading" onSubmit={handleSubmit((v) => create.mutate(v))} noValidate>
-        <ErrorMessage error={create.error} title="The sector was not created." fields={FIELDS} />
+        <ErrorMessage error={create.error} title={t('failed')} fields={FIELDS} />
         <div className="form-grid">
-          <Field label="Sector name" required error={errors.name?.message}>
-            {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: 'Enter a name.' })} />}
+          <Field label={t('sectorName')} required error={errors.name?.message}>
+            {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: t('nameNeeded') })} />}
           </Field>
-          <Field label="Sector slug" required error={errors.slug?.message} hint="Lowercase letters, digits and -, 2 to 63 characters.">
-            {(p) => <TextInput {...p} required autoComplete="off" spellCheck={false} {...register('slug', { required: 'Enter a slug.' })} />}
+          <Field label={t('sectorSlug')} required error={errors.slug?.message} hint={t('slugHint')}>
+            {(p) => <TextInput {...p} required autoComplete="off" spellCheck={false} {...register('slug', { required: t('slugNeeded') })} />}
           </Field>
-          <Field label="Domain" error={errors.domain?.message} hint="A lowercase host name, or empty.">
+          <Field label={t('domain')} error={errors.domain?.message} hint={t('domainHint')}>
             {(p) => <TextInput {...p} autoComplete="off" spellCheck={false} {...register('domain')} />}
           </Field>
         </div>
-        <Field label="Allowed origins" error={errors.allowedOrigins?.message} hint="Pages on these origins may call the API (CORS). One per line, scheme://host[:port].">
+        <Field label={t('origins')} error={errors.allowedOrigins?.message} hint={t('originsHint')}>
           {(p) => <TextArea {...p} rows={2} spellCheck={false} {...register('allowedOrigins')} />}
         </Field>
         <div className="form-actions">
           <Button type="submit" variant="primary" busy={create.isPending}>
-            Create sector
+            {t('create')}
           </Button>
-          <Button onClick={onDone}>Cancel</Button>
+          <Button onClick={onDone}>{t('cancel')}</Button>
         </div>
       </form>
     </Section>
@@ -80,30 +82,31 @@ function CreateSector({ onDone }: { onDone: () => void }) {
 
 /** A sector's addresses for its users: sign-in and sign-up (and, for the default sector, the console), each with a copy button. */
 function SectorAddresses({ sector, tenantSlug }: { sector: Sector; tenantSlug: string | undefined }) {
+  const { t } = useTranslation('sectors');
   if (!tenantSlug) return <span className="muted">…</span>;
   const origin = window.location.origin;
   const pages = [
-    { label: 'Sign-in', page: '/account/sign-in' },
-    { label: 'Sign-up', page: '/account/signup' },
-    ...(sector.isDefault ? [{ label: 'Console', page: '/console' }] : []),
+    { kind: 'signIn', page: '/account/sign-in' },
+    { kind: 'signUp', page: '/account/signup' },
+    ...(sector.isDefault ? [{ kind: 'console', page: '/console' }] : []),
   ];
   return (
     <dl className="sector-addresses">
-      {pages.map(({ label, page }) => {
+      {pages.map(({ kind, page }) => {
         const url = sectorPageURL(origin, tenantSlug, sector.slug, sector.isDefault, page);
         return (
-          <div key={label}>
-            <dt>{label}</dt>
+          <div key={kind}>
+            <dt>{t(`address.${kind}`)}</dt>
             <dd>
-              <code className="wrap-anywhere">{url}</code> <CopyButton value={url} name={`Copy the ${label.toLowerCase()} address of ${sector.name}`} />
+              <code className="wrap-anywhere">{url}</code> <CopyButton value={url} name={t(`address.copy.${kind}`, { name: sector.name })} />
             </dd>
           </div>
         );
       })}
       <div>
-        <dt>Sector id</dt>
+        <dt>{t('address.id')}</dt>
         <dd>
-          <code className="wrap-anywhere">{sector.sectorID}</code> <CopyButton value={sector.sectorID} name={`Copy the id of ${sector.name}`} />
+          <code className="wrap-anywhere">{sector.sectorID}</code> <CopyButton value={sector.sectorID} name={t('address.copyId', { name: sector.name })} />
         </dd>
       </div>
     </dl>
@@ -111,6 +114,7 @@ function SectorAddresses({ sector, tenantSlug }: { sector: Sector; tenantSlug: s
 }
 
 export default function SectorsPage() {
+  const { t } = useTranslation('sectors');
   const { me } = useAuth();
   const tenant = useQuery({
     queryKey: ['tenant', me?.tenantID],
@@ -132,42 +136,42 @@ export default function SectorsPage() {
   });
   const columns = useMemo<Array<ColumnDef<Sector>>>(
     () => [
-      { id: 'name', header: 'Name', cell: ({ row }) => <>{row.original.name}{row.original.isDefault ? <span className="badge"> default</span> : null}</> },
-      { id: 'slug', header: 'Slug', cell: ({ row }) => <code>{row.original.slug}</code> },
-      { id: 'domain', header: 'Domain', cell: ({ row }) => row.original.domain || <span className="muted">none</span> },
-      { id: 'addresses', header: 'Addresses', cell: ({ row }) => <SectorAddresses sector={row.original} tenantSlug={tenantSlug} /> },
-      { id: 'origins', header: 'Allowed origins', cell: ({ row }) => (row.original.allowedOrigins.length ? row.original.allowedOrigins.join(', ') : <span className="muted">none</span>) },
+      { id: 'name', header: t('name'), cell: ({ row }) => <>{row.original.name}{row.original.isDefault ? <span className="badge"> {t('default')}</span> : null}</> },
+      { id: 'slug', header: t('slug'), cell: ({ row }) => <code>{row.original.slug}</code> },
+      { id: 'domain', header: t('domain'), cell: ({ row }) => row.original.domain || <span className="muted">{t('none')}</span> },
+      { id: 'addresses', header: t('addresses'), cell: ({ row }) => <SectorAddresses sector={row.original} tenantSlug={tenantSlug} /> },
+      { id: 'origins', header: t('origins'), cell: ({ row }) => (row.original.allowedOrigins.length ? row.original.allowedOrigins.join(', ') : <span className="muted">{t('none')}</span>) },
       {
         id: 'actions',
-        header: 'Manage',
+        header: t('manage'),
         cell: ({ row }) => (
           <span className="row-actions">
-            <Link to={sectorPath(row.original.sectorID, 'users')} aria-label={`Users of ${row.original.name}`}>Users</Link>
-            <Link to={sectorPath(row.original.sectorID, 'settings')} aria-label={`Settings of ${row.original.name}`}>Settings</Link>
+            <Link to={sectorPath(row.original.sectorID, 'users')} aria-label={t('usersOf', { name: row.original.name })}>{t('admin:nav.users')}</Link>
+            <Link to={sectorPath(row.original.sectorID, 'settings')} aria-label={t('settingsOf', { name: row.original.name })}>{t('admin:nav.settings')}</Link>
           </span>
         ),
       },
     ],
-    [tenantSlug],
+    [tenantSlug, t],
   );
   return (
-    <Page title="Sectors" actions={creating ? null : <Button variant="primary" onClick={() => setCreating(true)}>New sector</Button>}>
+    <Page title={t('title')} actions={creating ? null : <Button variant="primary" onClick={() => setCreating(true)}>{t('new')}</Button>}>
       {creating ? <CreateSector onDone={() => setCreating(false)} /> : null}
-      <div className="toolbar" role="search" aria-label="Sectors">
-        <Field label="Search sectors" hint="Part of a name or domain.">
+      <div className="toolbar" role="search" aria-label={t('title')}>
+        <Field label={t('search')} hint={t('searchHint')}>
           {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => { setSearch(e.target.value); setPage(1); }} />}
         </Field>
-        <Field label="Exact domain">
+        <Field label={t('exactDomain')}>
           {(p) => <TextInput {...p} type="search" value={domain} onChange={(e) => { setDomain(e.target.value); setPage(1); }} />}
         </Field>
       </div>
       <DataTable
-        caption="Sectors of this tenant"
+        caption={t('caption')}
         columns={columns}
         data={query.data?.sectors}
         loading={query.isFetching}
         error={query.error}
-        emptyTitle={searchTerm || filterDomain ? 'No sector matches the search.' : 'No sectors yet.'}
+        emptyTitle={searchTerm || filterDomain ? t('noMatch') : t('noneYet')}
         getRowId={(s) => s.sectorID}
         page={query.data?.currentPage ?? page}
         pageCount={query.data?.totalPages}

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { sectorPageURL } from '../../auth/sectorAddress';
 import { Button, Checkbox, CopyButton, DataTable, ErrorMessage, Field, Loading, Page, Section, TextInput, useToast, type ColumnDef } from '../../ui';
@@ -17,6 +18,7 @@ import { useDebounced } from '../util';
 const PAGE_SIZE = 20;
 
 function TenantList({ onRead }: { onRead: (tenantID: string) => void }) {
+  const { t } = useTranslation('tenants');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
   const searchTerm = useDebounced(search.trim());
@@ -27,37 +29,37 @@ function TenantList({ onRead }: { onRead: (tenantID: string) => void }) {
   });
   const columns = useMemo<Array<ColumnDef<TenantListItem>>>(
     () => [
-      { id: 'name', header: 'Name', cell: ({ row }) => <>{row.original.name}{row.original.isPlatform ? <span className="badge"> platform</span> : null}</> },
-      { id: 'slug', header: 'Slug', cell: ({ row }) => <code>{row.original.slug}</code> },
-      { id: 'sectors', header: 'Sectors', cell: ({ row }) => row.original.sectorCount },
-      { id: 'created', header: 'Provisioned', cell: ({ row }) => new Date(row.original.createdAt).toLocaleDateString() },
+      { id: 'name', header: t('name'), cell: ({ row }) => <>{row.original.name}{row.original.isPlatform ? <span className="badge"> {t('platform')}</span> : null}</> },
+      { id: 'slug', header: t('slug'), cell: ({ row }) => <code>{row.original.slug}</code> },
+      { id: 'sectors', header: t('sectors'), cell: ({ row }) => row.original.sectorCount },
+      { id: 'created', header: t('provisioned'), cell: ({ row }) => new Date(row.original.createdAt).toLocaleDateString() },
       {
         id: 'actions',
-        header: 'Manage',
+        header: t('manage'),
         cell: ({ row }) => (
-          <Button variant="link" onClick={() => onRead(row.original.tenantID)} aria-label={`Read ${row.original.slug}`}>
-            Read
+          <Button variant="link" onClick={() => onRead(row.original.tenantID)} aria-label={t('readLabel', { slug: row.original.slug })}>
+            {t('read')}
           </Button>
         ),
       },
     ],
-    [onRead],
+    [onRead, t],
   );
   return (
-    <Section title="All tenants" id="tenant-list">
-      <div className="toolbar" role="search" aria-label="Tenants">
-        <Field label="Search tenants" hint="Part of a slug or name.">
+    <Section title={t('all')} id="tenant-list">
+      <div className="toolbar" role="search" aria-label={t('title')}>
+        <Field label={t('search')} hint={t('searchHint')}>
           {(p) => <TextInput {...p} type="search" value={search} onChange={(e) => { setSearch(e.target.value); setPage(1); }} />}
         </Field>
       </div>
       <DataTable
-        caption="Tenants of the platform"
+        caption={t('caption')}
         columns={columns}
         data={query.data?.tenants}
         loading={query.isFetching}
         error={query.error}
-        emptyTitle={searchTerm ? 'No tenant matches the search.' : 'No tenants yet.'}
-        getRowId={(t) => t.tenantID}
+        emptyTitle={searchTerm ? t('noMatch') : t('none')}
+        getRowId={(tenant) => tenant.tenantID}
         page={query.data?.currentPage ?? page}
         pageCount={query.data?.totalPages}
         totalCount={query.data?.totalCount}
@@ -78,6 +80,7 @@ const FIELDS: Array<keyof ProvisionForm> = ['name', 'slug', 'adminEmail', 'admin
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenantResponse, adminEmail: string) => void }) {
+  const { t } = useTranslation('tenants');
   const toast = useToast();
   const { register, handleSubmit, setError, reset, formState: { errors } } = useForm<ProvisionForm>({
     defaultValues: { name: '', slug: '', adminEmail: '', adminPassword: '' },
@@ -89,10 +92,10 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
         slug: v.slug.trim(),
         ...(v.adminEmail.trim() ? { adminEmail: v.adminEmail.trim(), adminPassword: v.adminPassword } : {}),
       }),
-    onSuccess: (t, v) => {
+    onSuccess: (tenant, v) => {
       reset();
-      toast(`Tenant ${t.slug} provisioned.`);
-      onProvisioned(t, v.adminEmail.trim());
+      toast(t('provisionedToast', { slug: tenant.slug }));
+      onProvisioned(tenant, v.adminEmail.trim());
     },
     onError: (error) => {
       if (!(error instanceof ApiError)) return;
@@ -102,14 +105,14 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
     },
   });
   return (
-    <Section title="Provision a tenant" id="provision">
+    <Section title={t('provisionTitle')} id="provision">
       <form aria-labelledby="provision-heading" onSubmit={handleSubmit((v) => provision.mutate(v))} noValidate>
-        <ErrorMessage error={provision.error} title="The tenant was not provisioned." fields={FIELDS} />
+        <ErrorMessage error={provision.error} title={t('provisionFailed')} fields={FIELDS} />
         <div className="form-grid">
-          <Field label="Name" required error={errors.name?.message} hint="1 to 200 characters.">
-            {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: 'Enter a name.', maxLength: { value: 200, message: 'At most 200 characters.' } })} />}
+          <Field label={t('name')} required error={errors.name?.message} hint={t('nameHint')}>
+            {(p) => <TextInput {...p} required autoComplete="off" {...register('name', { required: t('nameNeeded'), maxLength: { value: 200, message: t('tooLong') } })} />}
           </Field>
-          <Field label="Slug" required error={errors.slug?.message} hint="Lowercase letters, digits and -, 2 to 63 characters; unique on the platform.">
+          <Field label={t('slug')} required error={errors.slug?.message} hint={t('slugHint')}>
             {(p) => (
               <TextInput
                 {...p}
@@ -117,28 +120,28 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
                 autoComplete="off"
                 spellCheck={false}
                 {...register('slug', {
-                  required: 'Enter a slug.',
-                  validate: (v) => (SLUG.test(v.trim()) && v.trim().length >= 2) || 'Use 2 to 63 lowercase letters, digits and -, not starting or ending with -.',
+                  required: t('slugNeeded'),
+                  validate: (v) => (SLUG.test(v.trim()) && v.trim().length >= 2) || t('slugInvalid'),
                 })}
               />
             )}
           </Field>
         </div>
         <fieldset>
-          <legend>First admin (optional)</legend>
-          <p className="hint">Give both or neither. Without them the tenant has no admin yet.</p>
+          <legend>{t('firstAdmin')}</legend>
+          <p className="hint">{t('firstAdminHint')}</p>
           <div className="form-grid">
-            <Field label="First admin email" error={errors.adminEmail?.message}>
+            <Field label={t('adminEmail')} error={errors.adminEmail?.message}>
               {(p) => <TextInput {...p} type="email" autoComplete="off" {...register('adminEmail')} />}
             </Field>
-            <Field label="First admin password" error={errors.adminPassword?.message} hint="At least 8 characters, at most 72 bytes.">
+            <Field label={t('adminPassword')} error={errors.adminPassword?.message} hint={t('adminPasswordHint')}>
               {(p) => (
                 <TextInput
                   {...p}
                   type="password"
                   autoComplete="new-password"
                   {...register('adminPassword', {
-                    validate: (v, all) => (all.adminEmail.trim() === '' ? v === '' || 'Give the email too, or leave both empty.' : v.length >= 8 || 'At least 8 characters.'),
+                    validate: (v, all) => (all.adminEmail.trim() === '' ? v === '' || t('bothOrNeither') : v.length >= 8 || t('tooShort')),
                   })}
                 />
               )}
@@ -146,7 +149,7 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
           </div>
         </fieldset>
         <Button type="submit" variant="primary" busy={provision.isPending}>
-          Provision
+          {t('provision')}
         </Button>
       </form>
     </Section>
@@ -154,59 +157,61 @@ function ProvisionSection({ onProvisioned }: { onProvisioned: (t: ProvisionTenan
 }
 
 function TenantDetails({ data }: { data: GetTenantResponse }) {
+  const { t } = useTranslation('tenants');
   const headingId = useId();
-  const t = data.tenant;
+  const tenant = data.tenant;
+  const yesNo = (value: boolean) => (value ? t('yes') : t('no'));
   return (
     <section className="card" aria-labelledby={headingId}>
-      <h3 id={headingId}>Tenant details: {t.slug}</h3>
+      <h3 id={headingId}>{t('details', { slug: tenant.slug })}</h3>
       <dl className="facts">
-        <dt>Tenant ID</dt>
-        <dd><code>{t.tenantID}</code></dd>
-        <dt>Platform tenant</dt>
-        <dd>{t.isPlatform ? 'Yes' : 'No'}</dd>
-        <dt>Default sector</dt>
-        <dd><code>{t.rootSectorID}</code></dd>
-        <dt>Signing key</dt>
-        <dd><code>{t.kid}</code></dd>
-        <dt>Sectors</dt>
-        <dd>{t.sectorCount} ({t.subSectorCount} besides the default)</dd>
-        <dt>Database</dt>
+        <dt>{t('tenantID')}</dt>
+        <dd><code>{tenant.tenantID}</code></dd>
+        <dt>{t('platformTenant')}</dt>
+        <dd>{yesNo(tenant.isPlatform)}</dd>
+        <dt>{t('defaultSector')}</dt>
+        <dd><code>{tenant.rootSectorID}</code></dd>
+        <dt>{t('signingKey')}</dt>
+        <dd><code>{tenant.kid}</code></dd>
+        <dt>{t('sectors')}</dt>
+        <dd>{t('sectorCount', { n: tenant.sectorCount, besides: tenant.subSectorCount })}</dd>
+        <dt>{t('database')}</dt>
         <dd>
           {data.reachable ? (
-            <span className="badge badge-ok">Reachable</span>
+            <span className="badge badge-ok">{t('reachable')}</span>
           ) : data.reachError ? (
-            <span className="badge badge-warn">Unreachable: {data.reachError}</span>
+            <span className="badge badge-warn">{t('unreachable', { error: data.reachError })}</span>
           ) : (
-            <span className="muted">Not checked (ask for a ping)</span>
+            <span className="muted">{t('notChecked')}</span>
           )}
         </dd>
       </dl>
       {data.stats ? (
         <>
-          <h4>Statistics</h4>
+          <h4>{t('statistics')}</h4>
           <dl className="facts">
-            <dt>Users</dt>
+            <dt>{t('users')}</dt>
             <dd data-testid="stat-userCount">{data.stats.userCount}</dd>
-            <dt>Admins</dt>
+            <dt>{t('admins')}</dt>
             <dd data-testid="stat-adminCount">{data.stats.adminCount}</dd>
-            <dt>Pending invitations</dt>
+            <dt>{t('pendingInvites')}</dt>
             <dd data-testid="stat-pendingInviteCount">{data.stats.pendingInviteCount}</dd>
-            <dt>API tokens</dt>
+            <dt>{t('apiTokens')}</dt>
             <dd data-testid="stat-apiTokenCount">{data.stats.apiTokenCount}</dd>
-            <dt>MFA required (default sector)</dt>
-            <dd>{data.stats.mfaRequired ? 'Yes' : 'No'}</dd>
-            <dt>Self sign-up (default sector)</dt>
-            <dd>{data.stats.selfSignupAllowed ? 'Yes' : 'No'}</dd>
-            <dt>Passkeys configured</dt>
-            <dd>{data.stats.webauthnConfigured ? 'Yes' : 'No'}</dd>
+            <dt>{t('mfaRequired')}</dt>
+            <dd>{yesNo(data.stats.mfaRequired)}</dd>
+            <dt>{t('selfSignUp')}</dt>
+            <dd>{yesNo(data.stats.selfSignupAllowed)}</dd>
+            <dt>{t('passkeys')}</dt>
+            <dd>{yesNo(data.stats.webauthnConfigured)}</dd>
           </dl>
         </>
       ) : null}
-      <h4>Sectors</h4>
+      <h4>{t('sectors')}</h4>
       <ul>
         {data.sectors.map((s) => (
           <li key={s.sectorID}>
-            {s.name} <span className="muted">({s.slug}{s.isDefault ? ', default' : ''})</span> <code>{s.sectorID}</code>
+            {s.name} <span className="muted">({s.slug}{s.isDefault ? t('defaultSuffix') : ''})</span> <code>{s.sectorID}</code>
           </li>
         ))}
       </ul>
@@ -223,63 +228,65 @@ interface ReadForm {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function ReadSection({ tenantID, onTenantID }: { tenantID: string; onTenantID: (id: string) => void }) {
+  const { t } = useTranslation('tenants');
   const { register, handleSubmit, formState: { errors } } = useForm<ReadForm>({ values: { tenantID, ping: true, includeStats: true } });
   const read = useMutation({ mutationFn: (v: ReadForm) => tenantsApi.read(v.tenantID.trim(), { ping: v.ping, includeStats: v.includeStats }) });
   return (
-    <Section title="Read a tenant" id="read-tenant">
+    <Section title={t('readTitle')} id="read-tenant">
       <form aria-labelledby="read-tenant-heading" onSubmit={handleSubmit((v) => { onTenantID(v.tenantID.trim()); read.mutate(v); })} noValidate>
         <div className="toolbar">
-          <Field label="Tenant ID" error={errors.tenantID?.message}>
-            {(p) => <TextInput {...p} autoComplete="off" spellCheck={false} {...register('tenantID', { validate: (v) => UUID.test(v.trim()) || 'Enter a tenant ID (a UUID).' })} />}
+          <Field label={t('tenantID')} error={errors.tenantID?.message}>
+            {(p) => <TextInput {...p} autoComplete="off" spellCheck={false} {...register('tenantID', { validate: (v) => UUID.test(v.trim()) || t('idNeeded') })} />}
           </Field>
-          <Checkbox label="Check the database (ping)" {...register('ping')} />
-          <Checkbox label="Include statistics" {...register('includeStats')} />
+          <Checkbox label={t('ping')} {...register('ping')} />
+          <Checkbox label={t('includeStats')} {...register('includeStats')} />
           <Button type="submit" variant="primary" busy={read.isPending}>
-            Read
+            {t('read')}
           </Button>
         </div>
       </form>
-      {read.isPending ? <Loading label="Reading the tenant…" /> : null}
-      <ErrorMessage error={read.error} title="The tenant could not be read." />
+      {read.isPending ? <Loading label={t('reading')} /> : null}
+      <ErrorMessage error={read.error} title={t('readFailed')} />
       {read.data ? <TenantDetails data={read.data} /> : null}
     </Section>
   );
 }
 
 export default function TenantsPage() {
+  const { t } = useTranslation('tenants');
   const [latest, setLatest] = useState<(ProvisionTenantResponse & { adminEmail: string }) | undefined>();
   const consoleURL = latest ? sectorPageURL(window.location.origin, latest.slug, latest.sector.slug, true, '/console') : '';
   const [readID, setReadID] = useState('');
   const resultId = useId();
   const queryClient = useQueryClient();
   return (
-    <Page title="Tenants">
+    <Page title={t('title')}>
       <ProvisionSection
-        onProvisioned={(t, adminEmail) => {
-          setLatest({ ...t, adminEmail });
+        onProvisioned={(tenant, adminEmail) => {
+          setLatest({ ...tenant, adminEmail });
           void queryClient.invalidateQueries({ queryKey: ['tenants'] });
         }}
       />
       {latest ? (
         <section className="secret-once" aria-labelledby={resultId}>
-          <h2 id={resultId}>Tenant provisioned</h2>
+          <h2 id={resultId}>{t('provisionedTitle')}</h2>
           <dl className="facts">
-            <dt>Tenant ID</dt>
+            <dt>{t('tenantID')}</dt>
             <dd><code data-testid="tenant-id">{latest.tenantID}</code></dd>
-            <dt>Slug</dt>
+            <dt>{t('slug')}</dt>
             <dd>{latest.slug}</dd>
-            <dt>Default sector ID</dt>
+            <dt>{t('defaultSectorID')}</dt>
             <dd><code data-testid="root-sector-id">{latest.sector.sectorID}</code></dd>
-            <dt>Signing key</dt>
+            <dt>{t('signingKey')}</dt>
             <dd><code>{latest.kid}</code></dd>
-            <dt>First admin</dt>
-            <dd>{latest.adminEmail || 'None yet'}</dd>
+            <dt>{t('firstAdminShort')}</dt>
+            <dd>{latest.adminEmail || t('noneYet')}</dd>
           </dl>
           <p className="hint">
-            The first admin signs in to the tenant's console with the password you chose: it is not shown again. Console address:{' '}
-            <code className="wrap-anywhere">{consoleURL}</code> <CopyButton value={consoleURL} name="Copy the tenant's console address" />
+            {t('consoleHint')}{' '}
+            <code className="wrap-anywhere">{consoleURL}</code> <CopyButton value={consoleURL} name={t('copyConsole')} />
           </p>
-          <Button onClick={() => setReadID(latest.tenantID)}>Read this tenant</Button>
+          <Button onClick={() => setReadID(latest.tenantID)}>{t('readThis')}</Button>
         </section>
       ) : null}
       <TenantList onRead={setReadID} />

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Field, Page, Section, TextInput, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { tokensApi } from '../adminApi';
@@ -16,26 +17,28 @@ import { formatTime } from '../util';
  */
 
 function NewTokenNotice({ created, onDismiss }: { created: CreateApiTokenResponse; onDismiss: () => void }) {
+  const { t } = useTranslation('tokens');
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);
   return (
     <section className="secret-once" aria-labelledby="new-token-heading">
       <h2 id="new-token-heading" ref={headingRef} tabIndex={-1}>
-        New API token
+        {t('newTitle')}
       </h2>
       <p>
-        Copy the token <strong>{created.apiToken.name}</strong> now. It is shown only this once: the service keeps only a hash.
+        <Trans t={t} i18nKey="copyNow" values={{ name: created.apiToken.name }} components={{ strong: <strong /> }} />
       </p>
       <code data-testid="token-value">{created.token}</code>
       <div className="form-actions">
-        <CopyButton value={created.token} label="Copy the token" />
-        <Button onClick={onDismiss}>Done, hide it</Button>
+        <CopyButton value={created.token} label={t('copy')} />
+        <Button onClick={onDismiss}>{t('hide')}</Button>
       </div>
     </section>
   );
 }
 
 export default function TokensPage() {
+  const { t } = useTranslation('tokens');
   const sectorID = useSectorID();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -56,9 +59,9 @@ export default function TokensPage() {
     },
   });
   const revoking = useConfirmedRemoval(
-    (t: ApiToken) => tokensApi.revoke(sectorID, t.id),
-    (_r, t) => {
-      toast(`Token ${t.name} revoked.`);
+    (token: ApiToken) => tokensApi.revoke(sectorID, token.id),
+    (_r, token) => {
+      toast(t('revoked', { name: token.name }));
       void queryClient.invalidateQueries({ queryKey: ['tokens', sectorID] });
     },
   );
@@ -66,64 +69,64 @@ export default function TokensPage() {
 
   const columns = useMemo<Array<ColumnDef<ApiToken>>>(
     () => [
-      { id: 'name', header: 'Name', cell: ({ row }) => row.original.name },
-      { id: 'prefix', header: 'Starts with', cell: ({ row }) => <code>{row.original.prefix}…</code> },
-      { id: 'createdAt', header: 'Created', cell: ({ row }) => formatTime(row.original.createdAt) },
-      { id: 'lastUsedAt', header: 'Last used', cell: ({ row }) => formatTime(row.original.lastUsedAt) },
+      { id: 'name', header: t('name'), cell: ({ row }) => row.original.name },
+      { id: 'prefix', header: t('prefix'), cell: ({ row }) => <code>{row.original.prefix}…</code> },
+      { id: 'createdAt', header: t('created'), cell: ({ row }) => formatTime(row.original.createdAt) },
+      { id: 'lastUsedAt', header: t('lastUsed'), cell: ({ row }) => formatTime(row.original.lastUsedAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('actions'),
         cell: ({ row }) => (
-          <Button variant="danger" onClick={() => askRevoke(row.original)} aria-label={`Revoke ${row.original.name}`}>
-            Revoke
+          <Button variant="danger" onClick={() => askRevoke(row.original)} aria-label={t('revokeLabel', { name: row.original.name })}>
+            {t('revoke')}
           </Button>
         ),
       },
     ],
-    [askRevoke],
+    [askRevoke, t],
   );
 
   const scimURL = `${window.location.origin}/scim/v2/${sectorID}`;
   return (
-    <Page title="API tokens">
+    <Page title={t('title')}>
       <SectorLead sectorID={sectorID} />
       <p className="page-lead">
-        A token acts as a bounded admin of this sector for backend services: it manages non-admin users and settings, never admins, passwords, factors or other tokens.
+        {t('lead')}
       </p>
       <p className="page-lead">
-        Provisioning from Entra ID, Okta or another SCIM 2.0 client uses one of these tokens as its secret token, with the tenant URL{' '}
-        <code className="wrap-anywhere">{scimURL}</code> <CopyButton value={scimURL} name="Copy the SCIM tenant URL" />
+        {t('scim')}{' '}
+        <code className="wrap-anywhere">{scimURL}</code> <CopyButton value={scimURL} name={t('copyScim')} />
       </p>
       {created && created.apiToken.sectorID === sectorID ? <NewTokenNotice created={created} onDismiss={() => setCreated(null)} /> : null}
-      <Section title="Create a token" id="create-token">
+      <Section title={t('createTitle')} id="create-token">
         <form aria-labelledby="create-token-heading" noValidate onSubmit={handleSubmit((v) => create.mutate(v.name.trim()))}>
-          <ErrorMessage error={create.error} title="The token was not created." fields={['name']} />
+          <ErrorMessage error={create.error} title={t('failed')} fields={['name']} />
           <div className="toolbar">
-            <Field label="Token name" error={errors.name?.message} hint="A label, 1 to 200 characters, e.g. the service that uses it.">
-              {(p) => <TextInput {...p} autoComplete="off" {...register('name', { required: 'Enter a name.', maxLength: { value: 200, message: 'At most 200 characters.' } })} />}
+            <Field label={t('tokenName')} error={errors.name?.message} hint={t('tokenNameHint')}>
+              {(p) => <TextInput {...p} autoComplete="off" {...register('name', { required: t('nameNeeded'), maxLength: { value: 200, message: t('tooLong') } })} />}
             </Field>
             <Button type="submit" variant="primary" busy={create.isPending}>
-              Create token
+              {t('create')}
             </Button>
           </div>
         </form>
       </Section>
       <DataTable
-        caption="API tokens of this sector"
+        caption={t('caption')}
         columns={columns}
         data={tokens.data?.apiTokens}
         loading={tokens.isFetching}
         error={tokens.error}
-        emptyTitle="No API tokens yet."
+        emptyTitle={t('none')}
         getRowId={(t) => t.id}
       />
       <ConfirmDialog
-        title={`Revoke ${revoking.item?.name ?? 'this token'}?`}
-        confirmLabel="Revoke token"
+        title={t('revokeTitle', { name: revoking.item?.name ?? t('thisToken') })}
+        confirmLabel={t('revokeToken')}
         danger
         {...revoking.dialog}
       >
-        <p>Services using it are refused from their next request on. This cannot be undone.</p>
+        <p>{t('revokeBody')}</p>
       </ConfirmDialog>
     </Page>
   );
