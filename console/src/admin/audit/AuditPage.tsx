@@ -1,11 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, seg } from '../../api/client';
 import { useAuth } from '../../auth/AuthContext';
 import { Button, EmptyState, ErrorMessage, Field, Loading, Page, Select, TextInput } from '../../ui';
 import { useNarrow } from '../../ui/DataTable';
-import { apiQueryOf, filtersOf, paramsOf, rangeError, TYPE_OPTIONS, type AuditEvent, type AuditEventType, type AuditFilters } from './auditFilters';
+import { apiQueryOf, filtersOf, paramsOf, rangeError, typeOptions, type AuditEvent, type AuditEventType, type AuditFilters } from './auditFilters';
 import './audit.css';
 
 /**
@@ -19,7 +20,7 @@ const PAGE_SIZE = 50;
 
 type ListAuditEvents = { events: AuditEvent[]; nextCursor: string };
 
-const KIND_LABELS: Record<string, string> = { user: 'User', apiToken: 'API token', system: 'System', anonymous: 'Anonymous', sector: 'Sector', tenant: 'Tenant' };
+const KINDS = new Set(['user', 'apiToken', 'system', 'anonymous', 'sector', 'tenant']);
 
 /** A time as the viewer's local date and time, its ISO form in `dateTime` and the tooltip. */
 function EventTime({ unix }: { unix: string }) {
@@ -34,15 +35,16 @@ function EventTime({ unix }: { unix: string }) {
 }
 
 /** An actor or a target: its kind and id; a user of this sector links to their page. */
-function Party({ party, sectorID, inSector, side }: { party: AuditEvent['actor']; sectorID: string; inSector: boolean; side: 'Actor' | 'Target' }) {
-  if (!party.kind) return <span className="muted">none</span>;
-  const kind = KIND_LABELS[party.kind] ?? party.kind;
+function Party({ party, sectorID, inSector, side }: { party: AuditEvent['actor']; sectorID: string; inSector: boolean; side: 'actor' | 'target' }) {
+  const { t } = useTranslation('audit');
+  if (!party.kind) return <span className="muted">{t('none')}</span>;
+  const kind = KINDS.has(party.kind) ? t(`kinds.${party.kind}`) : party.kind;
   if (!party.id) return <span>{kind}</span>;
   return (
     <span className="audit-party">
       <span className="audit-party__kind">{kind}</span>{' '}
       {party.kind === 'user' && inSector ? (
-        <Link to={`/console/sectors/${seg(sectorID)}/users/${seg(party.id)}`} aria-label={`${side}: user ${party.id}`}>
+        <Link to={`/console/sectors/${seg(sectorID)}/users/${seg(party.id)}`} aria-label={t(`userOf.${side}`, { id: party.id })}>
           <code>{party.id}</code>
         </Link>
       ) : (
@@ -63,7 +65,6 @@ interface EventColumn {
   cell: (e: AuditEvent) => ReactNode;
 }
 
-const CAPTION = 'Audit events of this sector';
 const detailsIdOf = (e: AuditEvent) => `audit-event-${e.id}`;
 
 /**
@@ -72,13 +73,15 @@ const detailsIdOf = (e: AuditEvent) => `audit-event-${e.id}`;
  * fields at the foot of the card, so nothing scrolls sideways.
  */
 function EventList({ rows, busy, columns, open }: { rows: AuditEvent[]; busy: boolean; columns: EventColumn[]; open: string | null }) {
+  const { t } = useTranslation('audit');
   const narrow = useNarrow();
   const captionId = useId();
+  const caption = t('caption');
   const details = (e: AuditEvent) => <pre className="audit-details">{JSON.stringify(otherFields(e), null, 2)}</pre>;
   if (narrow) {
     return (
       <>
-        <p id={captionId} className="visually-hidden">{CAPTION}</p>
+        <p id={captionId} className="visually-hidden">{caption}</p>
         <ul className="table-cards audit-cards" aria-labelledby={captionId} aria-busy={busy || undefined}>
           {rows.map((e) => (
             <li key={e.id} className="table-card">
@@ -100,7 +103,7 @@ function EventList({ rows, busy, columns, open }: { rows: AuditEvent[]; busy: bo
   return (
     <div className="table-scroll">
       <table className="table audit-table" aria-busy={busy || undefined}>
-        <caption className="visually-hidden">{CAPTION}</caption>
+        <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             {columns.map((c) => (
@@ -130,6 +133,7 @@ function EventList({ rows, busy, columns, open }: { rows: AuditEvent[]; busy: bo
 }
 
 function FilterForm({ filters, onApply }: { filters: AuditFilters; onApply: (filters: AuditFilters) => void }) {
+  const { t } = useTranslation('audit');
   const [draft, setDraft] = useState<AuditFilters>(filters);
   const [shown, setShown] = useState<AuditFilters>(filters);
   // The URL changed under the form (a link, back/forward): the form follows it.
@@ -146,13 +150,13 @@ function FilterForm({ filters, onApply }: { filters: AuditFilters; onApply: (fil
   const empty: AuditFilters = { type: '', actor: '', target: '', from: '', to: '' };
   const any = Object.values(filters).some(Boolean);
   return (
-    <form className="audit-filters" aria-label="Filter events" onSubmit={submit}>
+    <form className="audit-filters" aria-label={t('filterEvents')} onSubmit={submit}>
       <div className="toolbar">
-        <Field label="Type">
+        <Field label={t('type')}>
           {(p) => (
             <Select {...p} value={draft.type} onChange={(e) => setDraft((d) => ({ ...d, type: e.target.value as AuditEventType | '' }))}>
-              <option value="">Any type</option>
-              {TYPE_OPTIONS.map((o) => (
+              <option value="">{t('anyType')}</option>
+              {typeOptions().map((o) => (
                 <option key={o.value} value={o.value}>
                   {o.label}
                 </option>
@@ -160,27 +164,28 @@ function FilterForm({ filters, onApply }: { filters: AuditFilters; onApply: (fil
             </Select>
           )}
         </Field>
-        <Field label="Actor ID">{(p) => <TextInput {...p} value={draft.actor} onChange={set('actor')} spellCheck={false} autoComplete="off" />}</Field>
-        <Field label="Target ID">{(p) => <TextInput {...p} value={draft.target} onChange={set('target')} spellCheck={false} autoComplete="off" />}</Field>
-        <Field label="From day">{(p) => <TextInput {...p} type="date" value={draft.from} onChange={set('from')} max={draft.to || undefined} />}</Field>
-        <Field label="To day" error={invalid}>
+        <Field label={t('actorID')}>{(p) => <TextInput {...p} value={draft.actor} onChange={set('actor')} spellCheck={false} autoComplete="off" />}</Field>
+        <Field label={t('targetID')}>{(p) => <TextInput {...p} value={draft.target} onChange={set('target')} spellCheck={false} autoComplete="off" />}</Field>
+        <Field label={t('fromDay')}>{(p) => <TextInput {...p} type="date" value={draft.from} onChange={set('from')} max={draft.to || undefined} />}</Field>
+        <Field label={t('toDay')} error={invalid}>
           {(p) => <TextInput {...p} type="date" value={draft.to} onChange={set('to')} min={draft.from || undefined} />}
         </Field>
       </div>
       <div className="form-actions">
         <Button type="submit" variant="primary" disabled={!!invalid}>
-          Apply filters
+          {t('apply')}
         </Button>
         <Button onClick={() => onApply(empty)} disabled={!any}>
-          Clear filters
+          {t('clear')}
         </Button>
       </div>
-      <p className="hint">Days are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}); the last day is included.</p>
+      <p className="hint">{t('daysHint', { zone: Intl.DateTimeFormat().resolvedOptions().timeZone })}</p>
     </form>
   );
 }
 
 export default function AuditPage() {
+  const { t } = useTranslation('audit');
   const { sectorID = '' } = useParams();
   const { me } = useAuth();
   const [searchParams, setSearchParams] = useSearchParams();
@@ -211,31 +216,31 @@ export default function AuditPage() {
   if (me && me.sectorID === sectorID) sectorUsers.add(me.sub);
 
   const columns: EventColumn[] = [
-    { label: 'Time', cell: (e) => <EventTime unix={e.occurredAt} /> },
+    { label: t('time'), cell: (e) => <EventTime unix={e.occurredAt} /> },
     {
-      label: 'Type',
+      label: t('type'),
       cell: (e) => (
         <>
           <code className="event-type">{e.type}</code>
           {e.outcome === 'failure' ? (
             <>
               {' '}
-              <span className="badge badge-warn">failure</span>
+              <span className="badge badge-warn">{t('failure')}</span>
             </>
           ) : null}
         </>
       ),
     },
-    { label: 'Actor', cell: (e) => <Party party={e.actor} sectorID={sectorID} inSector={sectorUsers.has(e.actor.id)} side="Actor" /> },
-    { label: 'Target', cell: (e) => <Party party={e.target} sectorID={sectorID} inSector={e.target.kind === 'user'} side="Target" /> },
+    { label: t('actor'), cell: (e) => <Party party={e.actor} sectorID={sectorID} inSector={sectorUsers.has(e.actor.id)} side="actor" /> },
+    { label: t('target'), cell: (e) => <Party party={e.target} sectorID={sectorID} inSector={e.target.kind === 'user'} side="target" /> },
     {
-      label: 'Details',
+      label: t('details'),
       cell: (e) => {
         const expanded = open === e.id;
         return (
           <Button variant="link" aria-expanded={expanded} aria-controls={expanded ? detailsIdOf(e) : undefined} onClick={() => setOpen(expanded ? null : e.id)}>
-            {expanded ? 'Hide' : 'Show'}
-            <span className="visually-hidden"> details of event {e.id}</span>
+            {expanded ? t('hide') : t('show')}
+            <span className="visually-hidden"> {t('detailsOf', { id: e.id })}</span>
           </Button>
         );
       },
@@ -245,49 +250,45 @@ export default function AuditPage() {
   const filtered = Object.values(filters).some(Boolean);
   const paged = cursors.length > 1 || next !== '';
   return (
-    <Page title="Audit log" wide>
-      <p className="page-lead">
-        Security-relevant events of this sector, newest first: sign-ins, changes to users, settings, tokens, apps and webhooks. Events are kept for the sector&rsquo;s
-        audit retention (365 days by default).
-      </p>
+    <Page title={t('title')} wide>
+      <p className="page-lead">{t('lead')}</p>
       <section className="section" aria-labelledby="audit-filters-heading">
-        <h2 id="audit-filters-heading">Filters</h2>
+        <h2 id="audit-filters-heading">{t('filters')}</h2>
         <FilterForm filters={filters} onApply={(f) => setSearchParams(paramsOf(f))} />
       </section>
       <section className="section" aria-labelledby="audit-events-heading">
         <div className="section-head">
-          <h2 id="audit-events-heading">Events</h2>
+          <h2 id="audit-events-heading">{t('events')}</h2>
           <div className="section-actions">
             <Button onClick={() => void events.refetch()} busy={events.isFetching && !events.isPlaceholderData}>
-              Refresh
+              {t('refresh')}
             </Button>
           </div>
         </div>
         {events.error && !rows ? (
-          <ErrorMessage error={events.error} title="The audit log could not be read." />
+          <ErrorMessage error={events.error} title={t('readFailed')} />
         ) : (
           <div className="table-block">
             <EventList rows={rows ?? []} busy={events.isFetching} columns={columns} open={open} />
             {events.isLoading ? <Loading /> : null}
             {rows && rows.length === 0 && !events.isFetching ? (
-              <EmptyState title={filtered ? 'No events match these filters.' : 'No events yet.'}>
-                {filtered ? <p>Widen the dates or clear a filter.</p> : <p>Sign-ins and changes in this sector show here as they happen.</p>}
+              <EmptyState title={filtered ? t('noMatch') : t('none2')}>
+                {filtered ? <p>{t('noMatchBody')}</p> : <p>{t('noneBody')}</p>}
               </EmptyState>
             ) : null}
             {events.error && rows ? <ErrorMessage error={events.error} /> : null}
           </div>
         )}
         {paged ? (
-          <nav className="pager" aria-label="Audit log pages">
+          <nav className="pager" aria-label={t('pages')}>
             <Button onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length <= 1 || events.isPlaceholderData}>
-              Newer events
+              {t('newer')}
             </Button>
             <span className="pager-status" aria-live="polite">
-              Page {cursors.length}
-              {next ? '' : ' (the oldest)'}
+              {next ? t('page', { n: cursors.length }) : t('pageOldest', { n: cursors.length })}
             </span>
             <Button onClick={() => setCursors((c) => [...c, next])} disabled={!next || events.isPlaceholderData}>
-              Older events
+              {t('older')}
             </Button>
           </nav>
         ) : null}

@@ -1,4 +1,5 @@
 import type { Schemas } from '../../api/types';
+import { i18n } from '../../i18n';
 
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type AuditEventType = AuditEvent['type'];
@@ -6,43 +7,45 @@ export type AuditEventType = AuditEvent['type'];
 /**
  * The event types of the audit trail (docs/api.md, Audit events), in the order
  * offered by the type filter. Keyed by the OpenAPI document's enum, so a type
- * added there fails the console's typecheck until it is named here too.
+ * added there fails the console's typecheck until it is named here too (and its
+ * words in the audit catalogue's `types.<type>`).
  */
-const TYPES: Record<AuditEventType, string> = {
-  sign_in: 'Sign-in step',
-  'mfa.enrolled': 'Factor enrolled',
-  'mfa.removed': 'Factor removed',
-  'mfa.flag_cleared': 'Passkey flag cleared',
-  'identity.linked': 'Identity linked',
-  'password.changed': 'Password changed',
-  'password.reset': 'Password reset',
-  'user.created': 'User created',
-  'user.updated': 'User updated',
-  'user.deleted': 'User deleted',
-  'user.disabled': 'User disabled',
-  'user.enabled': 'User enabled',
-  'user.roles_changed': 'User roles changed',
-  'role.changed': 'Role changed',
-  'user.invited': 'User invited',
-  'settings.updated': 'Settings updated',
-  'oauth_providers.updated': 'Social login updated',
-  'api_token.created': 'API token created',
-  'api_token.revoked': 'API token revoked',
-  'tenant.provisioned': 'Tenant provisioned',
-  'signing_key.rotated': 'Signing key rotated',
-  'oidc_client.created': 'App registered',
-  'oidc_client.updated': 'App updated',
-  'oidc_client.secret_rotated': 'App secret rotated',
-  'oidc_client.deleted': 'App deleted',
-  'oidc_grant.revoked': 'App access revoked',
-  'webhook.created': 'Webhook created',
-  'webhook.updated': 'Webhook updated',
-  'webhook.deleted': 'Webhook deleted',
-  'webhook.secret_rotated': 'Webhook secret rotated',
-  'webhook.disabled': 'Webhook disabled',
+const TYPES: Record<AuditEventType, true> = {
+  sign_in: true,
+  'mfa.enrolled': true,
+  'mfa.removed': true,
+  'mfa.flag_cleared': true,
+  'identity.linked': true,
+  'password.changed': true,
+  'password.reset': true,
+  'user.created': true,
+  'user.updated': true,
+  'user.deleted': true,
+  'user.disabled': true,
+  'user.enabled': true,
+  'user.roles_changed': true,
+  'role.changed': true,
+  'user.invited': true,
+  'settings.updated': true,
+  'oauth_providers.updated': true,
+  'api_token.created': true,
+  'api_token.revoked': true,
+  'tenant.provisioned': true,
+  'signing_key.rotated': true,
+  'oidc_client.created': true,
+  'oidc_client.updated': true,
+  'oidc_client.secret_rotated': true,
+  'oidc_client.deleted': true,
+  'oidc_grant.revoked': true,
+  'webhook.created': true,
+  'webhook.updated': true,
+  'webhook.deleted': true,
+  'webhook.secret_rotated': true,
+  'webhook.disabled': true,
 };
 
-export const TYPE_OPTIONS = (Object.keys(TYPES) as AuditEventType[]).map((value) => ({ value, label: `${TYPES[value]} (${value})` }));
+/** The type filter's choices, in the current language. */
+export const typeOptions = () => (Object.keys(TYPES) as AuditEventType[]).map((value) => ({ value, label: `${i18n.t(`audit:types.${value}`)} (${value})` }));
 
 const isType = (value: string): value is AuditEventType => Object.hasOwn(TYPES, value);
 
@@ -88,7 +91,7 @@ function localMidnight(day: string, plusDays = 0): number | undefined {
 export function rangeError(filters: AuditFilters): string | undefined {
   const from = localMidnight(filters.from);
   const to = localMidnight(filters.to, 1);
-  return from !== undefined && to !== undefined && to <= from ? 'The last day is before the first day.' : undefined;
+  return from !== undefined && to !== undefined && to <= from ? i18n.t('audit:rangeError') : undefined;
 }
 
 /** The API's query for some filters: the days become Unix seconds, the last day included. */

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { api, seg } from '../../api/client';
 import type { Schemas } from '../../api/types';
@@ -27,6 +28,7 @@ function Figure({ label, value, note }: { label: string; value: number; note?: s
 }
 
 export default function DashboardPage() {
+  const { t } = useTranslation('dashboard');
   const { sectorID = '' } = useParams();
   const stats = useQuery({
     queryKey: ['sector-stats', sectorID, DAYS],
@@ -39,28 +41,28 @@ export default function DashboardPage() {
   const auditPath = `/console/sectors/${seg(sectorID)}/audit`;
   return (
     <Page
-      title="Dashboard"
+      title={t('title')}
       wide
       actions={
         <Button onClick={() => void stats.refetch()} busy={stats.isFetching}>
-          Refresh
+          {t('refresh')}
         </Button>
       }
     >
       {stats.isLoading ? <Loading /> : null}
-      {stats.error ? <ErrorMessage error={stats.error} title="The sector’s figures could not be read." /> : null}
+      {stats.error ? <ErrorMessage error={stats.error} title={t('readFailed')} /> : null}
       {data ? (
         <>
-          <dl className="stat-cards" aria-label="This sector now">
-            <Figure label="Users" value={data.users} />
-            <Figure label="Active sessions" value={data.activeSessions} note="Signed in, not ended or expired" />
-            <Figure label={`Sign-ins, last ${DAYS} days`} value={signIns} note={`${failures.toLocaleString()} failed attempts · ${signUps.toLocaleString()} sign-ups`} />
+          <dl className="stat-cards" aria-label={t('now')}>
+            <Figure label={t('users')} value={data.users} />
+            <Figure label={t('sessions')} value={data.activeSessions} note={t('sessionsNote')} />
+            <Figure label={t('signIns', { days: DAYS })} value={signIns} note={t('signInsNote', { failures: failures.toLocaleString(), signUps: signUps.toLocaleString() })} />
           </dl>
-          <Section title="Sign-in activity">
+          <Section title={t('activity')}>
             <SignInChart days={data.days} />
             <p className="muted">
-              Days are UTC. A sign-in counts once it issued a token; each refused password, code or passkey step counts as a failed attempt.{' '}
-              <Link to={`${auditPath}?type=sign_in`}>Review the sign-in events</Link>
+              {t('explain')}{' '}
+              <Link to={`${auditPath}?type=sign_in`}>{t('review')}</Link>
             </p>
           </Section>
         </>

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Button } from '../../ui';
 
 /** One UTC day of the chart. */
@@ -36,6 +37,7 @@ function axisTop(max: number): number {
  * unless "Show as table" is pressed.
  */
 export function SignInChart({ days }: { days: ChartDay[] }) {
+  const { t } = useTranslation('dashboard');
   const id = useId();
   const [asTable, setAsTable] = useState(false);
   const top = axisTop(Math.max(0, ...days.map((d) => Math.max(d.signIns, d.signInFailures))));
@@ -51,19 +53,19 @@ export function SignInChart({ days }: { days: ChartDay[] }) {
   const first = days[0]?.day ?? '';
   const last = days[days.length - 1]?.day ?? '';
   const summary =
-    `${totalIns} sign-ins and ${totalFailures} failed attempts from ${shortDay(first)} to ${shortDay(last)} (UTC days)` +
-    (busiest && busiest.signIns > 0 ? `; the most sign-ins, ${busiest.signIns}, on ${shortDay(busiest.day)}.` : '.');
+    t('chart.summary', { ins: totalIns, failures: totalFailures, from: shortDay(first), to: shortDay(last) }) +
+    (busiest && busiest.signIns > 0 ? t('chart.busiest', { n: busiest.signIns, day: shortDay(busiest.day) }) : '.');
   return (
     <figure className="chart">
       <figcaption className="chart__head">
         <span id={`${id}-title`} className="chart__title">
-          Sign-ins and failed attempts per day
+          {t('chart.title')}
         </span>
         <span className="chart__legend" aria-hidden="true">
-          <span className="chart__key chart__key--ins" /> Sign-ins <span className="chart__key chart__key--failures" /> Failed attempts
+          <span className="chart__key chart__key--ins" /> {t('chart.signIns')} <span className="chart__key chart__key--failures" /> {t('chart.failures')}
         </span>
         <Button variant="link" aria-expanded={asTable} aria-controls={`${id}-table`} onClick={() => setAsTable((v) => !v)}>
-          {asTable ? 'Hide the table' : 'Show as table'}
+          {asTable ? t('chart.hideTable') : t('chart.showTable')}
         </Button>
       </figcaption>
       <svg className="chart__svg" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title ${id}-desc`} preserveAspectRatio="xMidYMid meet">
@@ -81,10 +83,10 @@ export function SignInChart({ days }: { days: ChartDay[] }) {
           return (
             <g key={d.day}>
               <rect className="chart__bar chart__bar--ins" x={x} y={y(d.signIns)} width={bar} height={y(0) - y(d.signIns)}>
-                <title>{`${shortDay(d.day)}: ${d.signIns} sign-ins`}</title>
+                <title>{t('chart.barIns', { day: shortDay(d.day), n: d.signIns })}</title>
               </rect>
               <rect className="chart__bar chart__bar--failures" x={x + bar} y={y(d.signInFailures)} width={bar} height={y(0) - y(d.signInFailures)}>
-                <title>{`${shortDay(d.day)}: ${d.signInFailures} failed attempts`}</title>
+                <title>{t('chart.barFailures', { day: shortDay(d.day), n: d.signInFailures })}</title>
               </rect>
               {(days.length - 1 - i) % labelEvery === 0 ? (
                 <text
@@ -103,13 +105,13 @@ export function SignInChart({ days }: { days: ChartDay[] }) {
       </svg>
       <div id={`${id}-table`} className={asTable ? 'table-scroll chart__table' : 'visually-hidden'}>
         <table className="table">
-          <caption>Sign-ins per UTC day</caption>
+          <caption>{t('chart.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Day (UTC)</th>
-              <th scope="col">Sign-ins</th>
-              <th scope="col">Failed attempts</th>
-              <th scope="col">Sign-ups</th>
+              <th scope="col">{t('chart.day')}</th>
+              <th scope="col">{t('chart.signIns')}</th>
+              <th scope="col">{t('chart.failures')}</th>
+              <th scope="col">{t('chart.signUps')}</th>
             </tr>
           </thead>
           <tbody>
