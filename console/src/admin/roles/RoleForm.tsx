@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, ErrorMessage, Field, Section, TextArea, TextInput, useToast } from '../../ui';
 import { rolesApi } from '../adminApi';
 import type { SectorRole } from '../types';
 import { formatTime } from '../util';
-import { checkPermissions, checkRoleName, MAX_DESCRIPTION, MAX_PERMISSIONS, permissionLines, ROLE_NAME_RULE } from './roleRules';
+import { checkPermissions, checkRoleName, MAX_DESCRIPTION, MAX_PERMISSIONS, permissionLines } from './roleRules';
 
 /**
  * A role's name, description and permissions, as PUT /sectors/{id}/roles/{name}
@@ -40,6 +41,7 @@ interface EditorProps {
 }
 
 function Editor({ sectorID, role, taken, onDone }: EditorProps) {
+  const { t } = useTranslation('roles');
   const toast = useToast();
   const queryClient = useQueryClient();
   const headingId = role ? 'edit-role-heading' : 'new-role-heading';
@@ -52,7 +54,7 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
   const save = useMutation({
     mutationFn: (v: Values) => rolesApi.put(sectorID, role?.name ?? v.name.trim(), { description: v.description.trim(), permissions: permissionLines(v.permissions) }),
     onSuccess: (saved) => {
-      toast(role ? `Role ${saved.name} saved.` : `Role ${saved.name} created.`);
+      toast(role ? t('form.saved', { name: saved.name }) : t('form.created', { name: saved.name }));
       void queryClient.invalidateQueries({ queryKey: ['roles', sectorID] });
       // What holders hold follows the role's permissions.
       void queryClient.invalidateQueries({ queryKey: ['user-roles'] });
@@ -69,13 +71,13 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={role ? 'The role was not saved.' : 'The role was not created.'} fields={role ? EDITED_FIELDS : FIELDS} />
+      <ErrorMessage error={save.error} title={role ? t('form.notSaved') : t('form.notCreated')} fields={role ? EDITED_FIELDS : FIELDS} />
       {role ? (
         <p className="muted">
-          Name <code>{role.name}</code> (fixed) · created {formatTime(role.createdAt)} · updated {formatTime(role.updatedAt)}
+          {t('form.name')} <code>{role.name}</code> {t('form.fixed', { created: formatTime(role.createdAt), updated: formatTime(role.updatedAt) })}
         </p>
       ) : (
-        <Field label="Role name" required error={errors.name?.message} hint={`${ROLE_NAME_RULE}, e.g. billing.viewer. It cannot be changed later.`}>
+        <Field label={t('form.roleName')} required error={errors.name?.message} hint={t('form.roleNameHint')}>
           {(p) => (
             <TextInput
               {...p}
@@ -85,7 +87,7 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
               {...register('name', {
                 validate: (v) => {
                   const name = v.trim();
-                  if (taken.includes(name)) return 'This sector already has a role of that name: edit it instead.';
+                  if (taken.includes(name)) return t('form.taken');
                   return checkRoleName(name);
                 },
               })}
@@ -93,21 +95,17 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
           )}
         </Field>
       )}
-      <Field label="Description" error={errors.description?.message} hint={`What the role is for; optional, up to ${MAX_DESCRIPTION} characters.`}>
-        {(p) => <TextArea {...p} rows={2} autoComplete="off" {...register('description', { maxLength: { value: MAX_DESCRIPTION, message: `At most ${MAX_DESCRIPTION} characters.` } })} />}
+      <Field label={t('form.description')} error={errors.description?.message} hint={t('form.descriptionHint', { max: MAX_DESCRIPTION })}>
+        {(p) => <TextArea {...p} rows={2} autoComplete="off" {...register('description', { maxLength: { value: MAX_DESCRIPTION, message: t('form.descriptionTooLong', { max: MAX_DESCRIPTION }) } })} />}
       </Field>
-      <Field
-        label="Permissions"
-        error={errors.permissions?.message}
-        hint={`One per line, the strings your apps check (e.g. invoices:read); up to ${MAX_PERMISSIONS}, each up to 128 characters. Blank lines and repeats are dropped.`}
-      >
+      <Field label={t('form.permissions')} error={errors.permissions?.message} hint={t('form.permissionsHint', { max: MAX_PERMISSIONS })}>
         {(p) => <TextArea {...p} rows={5} spellCheck={false} autoComplete="off" {...register('permissions', { validate: checkPermissions })} />}
       </Field>
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={save.isPending}>
-          {role ? 'Save role' : 'Create role'}
+          {role ? t('form.save') : t('form.create')}
         </Button>
-        <Button onClick={onDone}>Cancel</Button>
+        <Button onClick={onDone}>{t('form.cancel')}</Button>
       </div>
     </form>
   );
@@ -115,8 +113,9 @@ function Editor({ sectorID, role, taken, onDone }: EditorProps) {
 
 /** Creates a role of the sector. */
 export function CreateRoleForm({ sectorID, taken, onDone }: { sectorID: string; taken: string[]; onDone: () => void }) {
+  const { t } = useTranslation('roles');
   return (
-    <Section title="New role" id="new-role">
+    <Section title={t('new')} id="new-role">
       <Editor sectorID={sectorID} taken={taken} onDone={onDone} />
     </Section>
   );
@@ -124,8 +123,9 @@ export function CreateRoleForm({ sectorID, taken, onDone }: { sectorID: string; 
 
 /** Replaces a role's description and permissions (its name stays). */
 export function EditRoleForm({ sectorID, role, onDone }: { sectorID: string; role: SectorRole; onDone: () => void }) {
+  const { t } = useTranslation('roles');
   return (
-    <Section title={`Edit role ${role.name}`} id="edit-role">
+    <Section title={t('editLabel', { name: role.name })} id="edit-role">
       <Editor sectorID={sectorID} role={role} taken={[]} onDone={onDone} />
     </Section>
   );

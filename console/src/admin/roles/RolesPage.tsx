@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Button, ConfirmDialog, DataTable, Page, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { rolesApi } from '../adminApi';
@@ -22,25 +23,27 @@ import { refreshUserLists } from '../users/userLists';
 const SHOWN_PERMISSIONS = 6;
 
 function PermissionList({ role }: { role: SectorRole }) {
+  const { t } = useTranslation('roles');
   const { permissions } = role;
-  if (permissions.length === 0) return <span className="muted">none</span>;
+  if (permissions.length === 0) return <span className="muted">{t('none')}</span>;
   const shown = permissions.length > SHOWN_PERMISSIONS ? permissions.slice(0, SHOWN_PERMISSIONS - 1) : permissions;
   return (
     <>
-      <span className="visually-hidden">{permissions.length === 1 ? '1 permission: ' : `${permissions.length} permissions: `}</span>
+      <span className="visually-hidden">{t('permissionCount', { count: permissions.length })}</span>
       <ul className="plain-list">
         {shown.map((p) => (
           <li key={p}>
             <code>{p}</code>
           </li>
         ))}
-        {shown.length < permissions.length ? <li className="muted">and {permissions.length - shown.length} more (edit the role to see them all)</li> : null}
+        {shown.length < permissions.length ? <li className="muted">{t('more', { n: permissions.length - shown.length })}</li> : null}
       </ul>
     </>
   );
 }
 
 export default function RolesPage() {
+  const { t } = useTranslation('roles');
   const sectorID = useSectorID();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -51,7 +54,7 @@ export default function RolesPage() {
   const deleting = useConfirmedRemoval(
     (r: SectorRole) => rolesApi.remove(sectorID, r.name),
     (_r, role) => {
-      toast(`Role ${role.name} deleted.`);
+      toast(t('deleted', { name: role.name }));
       if (editing?.name === role.name) setEditing(null);
       void queryClient.invalidateQueries({ queryKey: ['roles', sectorID] });
       void queryClient.invalidateQueries({ queryKey: ['user-roles'] });
@@ -62,73 +65,69 @@ export default function RolesPage() {
 
   const columns = useMemo<Array<ColumnDef<SectorRole>>>(
     () => [
-      { id: 'name', header: 'Name', cell: ({ row }) => <code>{row.original.name}</code> },
-      { id: 'description', header: 'Description', cell: ({ row }) => row.original.description || <span className="muted">no description</span> },
-      { id: 'permissions', header: 'Permissions', cell: ({ row }) => <PermissionList role={row.original} /> },
-      { id: 'updatedAt', header: 'Updated', cell: ({ row }) => formatTime(row.original.updatedAt) },
+      { id: 'name', header: t('form.name'), cell: ({ row }) => <code>{row.original.name}</code> },
+      { id: 'description', header: t('form.description'), cell: ({ row }) => row.original.description || <span className="muted">{t('noDescription')}</span> },
+      { id: 'permissions', header: t('form.permissions'), cell: ({ row }) => <PermissionList role={row.original} /> },
+      { id: 'updatedAt', header: t('updated'), cell: ({ row }) => formatTime(row.original.updatedAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('actions'),
         cell: ({ row }) => {
           const r = row.original;
           return (
             <span className="row-actions">
-              <Link to={`${sectorPath(sectorID, 'users')}?role=${encodeURIComponent(r.name)}`} aria-label={`Users with role ${r.name}`}>
-                Users
+              <Link to={`${sectorPath(sectorID, 'users')}?role=${encodeURIComponent(r.name)}`} aria-label={t('usersWith', { name: r.name })}>
+                {t('admin:nav.users')}
               </Link>
               <Button
                 onClick={() => {
                   setCreating(false);
                   setEditing(r);
                 }}
-                aria-label={`Edit role ${r.name}`}
+                aria-label={t('editLabel', { name: r.name })}
               >
-                Edit
+                {t('edit')}
               </Button>
-              <Button variant="danger" onClick={() => askDelete(r)} aria-label={`Delete role ${r.name}`}>
-                Delete
+              <Button variant="danger" onClick={() => askDelete(r)} aria-label={t('deleteLabel', { name: r.name })}>
+                {t('delete')}
               </Button>
             </span>
           );
         },
       },
     ],
-    [askDelete, sectorID],
+    [askDelete, sectorID, t],
   );
 
   return (
     <Page
-      title="Roles"
+      title={t('title')}
       wide
-      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New role</Button>}
+      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>{t('new')}</Button>}
     >
       <SectorLead sectorID={sectorID} />
       <p className="page-lead">
-        A role names a set of permissions, the strings your apps check (for example <code>invoices:read</code>). Give users roles in the user editor: their access
-        tokens carry the roles and the union of their permissions, and token introspection answers them as they are now.
+        <Trans t={t} i18nKey="lead" components={{ code: <code /> }} />
       </p>
       {creating ? <CreateRoleForm key={sectorID} sectorID={sectorID} taken={roles.data?.roles.map((r) => r.name) ?? []} onDone={() => setCreating(false)} /> : null}
       {editing ? <EditRoleForm key={`${sectorID}:${editing.name}`} sectorID={sectorID} role={editing} onDone={() => setEditing(null)} /> : null}
       <DataTable
-        caption="Roles of this sector"
+        caption={t('caption')}
         columns={columns}
         data={roles.data?.roles}
         loading={roles.isFetching}
         error={roles.error}
-        emptyTitle="This sector has no roles yet."
-        emptyBody={<p>Create one with “New role”: give it a name, say what it is for, and list its permissions. Then give it to users in the user editor.</p>}
+        emptyTitle={t('empty')}
+        emptyBody={<p>{t('emptyBody')}</p>}
         getRowId={(r) => r.name}
       />
       <ConfirmDialog
-        title={`Delete role ${deleting.item?.name ?? ''}?`}
-        confirmLabel="Delete role"
+        title={t('deleteTitle', { name: deleting.item?.name ?? '' })}
+        confirmLabel={t('deleteRole')}
         danger
         {...deleting.dialog}
       >
-        <p>
-          Every user holding it loses it at once, with its permissions: introspection stops answering them now, and new access tokens no longer carry them. This
-          cannot be undone.
-        </p>
+        <p>{t('deleteBody')}</p>
       </ConfirmDialog>
     </Page>
   );
