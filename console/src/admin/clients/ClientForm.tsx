@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Loading, Section, Select, TextArea, TextInput, useToast } from '../../ui';
+import { i18n } from '../../i18n';
 import { oidcClientsApi } from '../adminApi';
 import type { CreateOidcClientResponse, OidcAuthMethod, OidcClient, OidcClientInput, OidcGrantType } from '../types';
 import { formatDateTime } from '../util';
@@ -14,22 +16,22 @@ import { formatDateTime } from '../util';
  * rules answer as field violations, shown beside their fields.
  */
 
-const GRANTS: Array<{ value: OidcGrantType; label: string; hint: string }> = [
-  { value: 'authorization_code', label: 'Authorization code', hint: 'Signs users in through the browser (needs a redirect URI).' },
-  { value: 'refresh_token', label: 'Refresh token', hint: 'Keeps users signed in without asking again.' },
-  { value: 'client_credentials', label: 'Client credentials', hint: 'Tokens for the app itself (a backend service, no user).' },
-  { value: 'urn:ietf:params:oauth:grant-type:device_code', label: 'Device code', hint: 'Sign-in on devices without a browser (TVs, command-line tools).' },
+/** The grant types offered, each named by the clients catalogue's `grants.<key>` (label and hint). */
+const GRANTS: Array<{ value: OidcGrantType; key: string }> = [
+  { value: 'authorization_code', key: 'authorizationCode' },
+  { value: 'refresh_token', key: 'refreshToken' },
+  { value: 'client_credentials', key: 'clientCredentials' },
+  { value: 'urn:ietf:params:oauth:grant-type:device_code', key: 'deviceCode' },
 ];
 
-const AUTH_METHODS: Array<{ value: OidcAuthMethod; label: string; hint: string }> = [
-  { value: 'client_secret_basic', label: 'Client secret (HTTP Basic)', hint: 'A confidential app (a server): it sends its client secret in the Authorization header.' },
-  { value: 'client_secret_post', label: 'Client secret (form body)', hint: 'A confidential app that sends its client secret in the request body.' },
-  { value: 'none', label: 'None: public app (PKCE)', hint: 'A browser or mobile app that cannot keep a secret: no client secret; PKCE protects its codes.' },
-  { value: 'private_key_jwt', label: 'Private key JWT', hint: 'The app signs a JWT with its own key; the provider reads the public key from its JWK Set URL.' },
-];
+/** The authentication methods offered, named by the clients catalogue's `methods.<value>` (label and hint). */
+const AUTH_METHODS: OidcAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
 
-export const grantLabel = (g: string): string => GRANTS.find((x) => x.value === g)?.label ?? g;
-export const authMethodLabel = (m: string): string => AUTH_METHODS.find((x) => x.value === m)?.label ?? m;
+export const grantLabel = (g: string): string => {
+  const grant = GRANTS.find((x) => x.value === g);
+  return grant ? i18n.t(`clients:grants.${grant.key}.label`) : g;
+};
+export const authMethodLabel = (m: string): string => (AUTH_METHODS.includes(m as OidcAuthMethod) ? i18n.t(`clients:methods.${m}.label`) : m);
 /** Whether an app authenticates with a client secret (the only ones with one to rotate). */
 export const usesSecret = (m: string): boolean => m === 'client_secret_basic' || m === 'client_secret_post';
 
@@ -49,12 +51,7 @@ interface Values {
 }
 
 /** The app's public links: optional https URLs shown to its users on the sign-in, consent and account pages. */
-const LINKS = [
-  { name: 'logoURI', label: 'Logo URL', hint: 'https://… an image shown beside the app’s name.' },
-  { name: 'clientURI', label: 'Home page', hint: 'https://… the app’s own site.' },
-  { name: 'policyURI', label: 'Privacy policy', hint: 'https://…' },
-  { name: 'tosURI', label: 'Terms of service', hint: 'https://…' },
-] as const;
+const LINKS = [{ name: 'logoURI' }, { name: 'clientURI' }, { name: 'policyURI' }, { name: 'tosURI' }] as const;
 
 const FIELDS: Array<keyof Values> = [
   'clientName',
@@ -123,6 +120,7 @@ interface EditorProps {
 }
 
 function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
+  const { t } = useTranslation('clients');
   const toast = useToast();
   const queryClient = useQueryClient();
   const id = useId();
@@ -143,7 +141,7 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['oidc-clients', sectorID] });
       if (result.updated) {
-        toast(`App ${result.updated.clientName} saved.`);
+        toast(t('form.saved', { name: result.updated.clientName }));
         void queryClient.invalidateQueries({ queryKey: ['oidc-client', sectorID, result.updated.clientID] });
         onDone();
       }
@@ -158,95 +156,95 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
     },
   });
 
-  const methodHint = AUTH_METHODS.find((m) => m.value === method)?.hint;
+  const methodHint = AUTH_METHODS.includes(method) ? t(`methods.${method}.hint`) : '';
   const secretChange = client && usesSecret(method) !== usesSecret(client.tokenEndpointAuthMethod)
     ? usesSecret(method)
-      ? ' Saving makes a client secret for it: rotate the secret afterwards to see it.'
-      : ' Saving deletes its client secret.'
+      ? t('form.secretMade')
+      : t('form.secretDeleted')
     : '';
   const grantsHintId = `${id}-grants-hint`;
   const grantsErrorId = `${id}-grants-error`;
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={client ? 'The app was not saved.' : 'The app was not created.'} fields={showJwks ? FIELDS : FIELDS.filter((k) => k !== 'jwksURI')} />
+      <ErrorMessage error={save.error} title={client ? t('form.notSaved') : t('form.notCreated')} fields={showJwks ? FIELDS : FIELDS.filter((k) => k !== 'jwksURI')} />
       {client ? (
         <p className="muted">
-          Client ID <code>{client.clientID}</code> · {client.firstParty ? 'First-party' : 'Third-party'} app · created {formatDateTime(client.createdAt)} · updated{' '}
-          {formatDateTime(client.updatedAt)}
+          {t('clientID')} <code>{client.clientID}</code> ·{' '}
+          {t(client.firstParty ? 'form.firstPartyFacts' : 'form.thirdPartyFacts', { created: formatDateTime(client.createdAt), updated: formatDateTime(client.updatedAt) })}
         </p>
       ) : null}
-      <Field label="App name" required error={errors.clientName?.message} hint="What users see on the sign-in page; 1 to 200 characters.">
+      <Field label={t('form.appName')} required error={errors.clientName?.message} hint={t('form.appNameHint')}>
         {(p) => (
           <TextInput
             {...p}
             required
             autoComplete="off"
-            {...register('clientName', { validate: (v) => v.trim() !== '' || 'Enter a name.', maxLength: { value: 200, message: 'At most 200 characters.' } })}
+            {...register('clientName', { validate: (v) => v.trim() !== '' || t('form.nameNeeded'), maxLength: { value: 200, message: t('form.tooLong') } })}
           />
         )}
       </Field>
       <Field
-        label="Redirect URIs"
+        label={t('redirectURIs')}
         error={errors.redirectURIs?.message}
-        hint="Where the provider sends users back after signing in, exact URLs, one per line (https; http only for loopback and native apps). Needed for the authorization code grant."
+        hint={t('form.redirectHint')}
       >
         {(p) => <TextArea {...p} rows={3} spellCheck={false} autoComplete="off" {...register('redirectURIs')} />}
       </Field>
       <fieldset className={errors.grantTypes ? 'fieldset-invalid' : undefined} aria-describedby={[grantsHintId, errors.grantTypes ? grantsErrorId : ''].filter(Boolean).join(' ')}>
-        <legend>Grant types</legend>
-        <p className="hint" id={grantsHintId}>What the app may ask the token endpoint for.</p>
+        <legend>{t('form.grantTypes')}</legend>
+        <p className="hint" id={grantsHintId}>{t('form.grantTypesHint')}</p>
         {GRANTS.map((g) => (
           <Checkbox
             key={g.value}
-            label={g.label}
-            hint={g.hint}
+            label={t(`grants.${g.key}.label`)}
+            hint={t(`grants.${g.key}.hint`)}
             value={g.value}
-            {...register('grantTypes', { validate: (v) => v.length > 0 || 'Choose at least one grant type.' })}
+            {...register('grantTypes', { validate: (v) => v.length > 0 || t('form.grantNeeded') })}
           />
         ))}
         {errors.grantTypes ? <p className="field-error" id={grantsErrorId}>{errors.grantTypes.message}</p> : null}
       </fieldset>
       <div className="form-grid">
-        <Field label="Authentication method" error={errors.tokenEndpointAuthMethod?.message} hint={`${methodHint ?? ''}${secretChange}`}>
-          {(p) => <Select {...p} options={AUTH_METHODS.map((m) => ({ value: m.value, label: m.label }))} {...register('tokenEndpointAuthMethod')} />}
+        <Field label={t('form.method')} error={errors.tokenEndpointAuthMethod?.message} hint={`${methodHint}${secretChange}`}>
+          {(p) => <Select {...p} options={AUTH_METHODS.map((m) => ({ value: m, label: t(`methods.${m}.label`) }))} {...register('tokenEndpointAuthMethod')} />}
         </Field>
         {showJwks ? (
-          <Field label="JWK Set URL" error={errors.jwksURI?.message} hint="https://… where the app publishes its public keys (for private key JWT).">
+          <Field label={t('form.jwks')} error={errors.jwksURI?.message} hint={t('form.jwksHint')}>
             {(p) => <TextInput {...p} type="url" autoComplete="off" spellCheck={false} {...register('jwksURI')} />}
           </Field>
         ) : null}
       </div>
       <Checkbox
-        label="First-party app (users are not asked for consent)"
-        hint="Leave it checked for an app of your own organisation. A third-party app shows users what it asks for, once, and they allow or deny it."
+        label={t('form.firstParty')}
+        hint={t('form.firstPartyHint')}
         error={errors.firstParty?.message}
         {...register('firstParty')}
       />
       <Field
-        label="Post-logout redirect URIs"
+        label={t('form.postLogout')}
         error={errors.postLogoutRedirectURIs?.message}
-        hint="Where the app may send users back to after signing out at the provider, one per line; may be empty."
+        hint={t('form.postLogoutHint')}
       >
         {(p) => <TextArea {...p} rows={2} spellCheck={false} autoComplete="off" {...register('postLogoutRedirectURIs')} />}
       </Field>
       <Field
-        label="Back-channel logout URI"
+        label={t('form.backchannel')}
         error={errors.backchannelLogoutURI?.message}
-        hint="Optional: where the provider posts a logout token when a user's session ends (https)."
+        hint={t('form.backchannelHint')}
       >
         {(p) => <TextInput {...p} type="url" autoComplete="off" spellCheck={false} {...register('backchannelLogoutURI')} />}
       </Field>
-      {LINKS.map(({ name, label, hint }) => (
-        <Field key={name} label={label} error={errors[name]?.message} hint={`Optional: ${hint}`}>
+      {LINKS.map(({ name }) => (
+        <Field key={name} label={t(`links.${name}.label`)} error={errors[name]?.message} hint={t('form.optional', { hint: t(`links.${name}.hint`) })}>
           {(p) => <TextInput {...p} type="url" autoComplete="off" spellCheck={false} {...register(name)} />}
         </Field>
       ))}
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={save.isPending}>
-          {client ? 'Save app' : 'Create app'}
+          {client ? t('form.save') : t('form.create')}
         </Button>
-        <Button onClick={onDone}>Cancel</Button>
+        <Button onClick={onDone}>{t('form.cancel')}</Button>
       </div>
     </form>
   );
@@ -254,8 +252,9 @@ function Editor({ sectorID, client, onCreated, onDone }: EditorProps) {
 
 /** Registers a new app; the answer (its client ID and, for a confidential app, its secret) goes to `onCreated`. */
 export function CreateClientForm({ sectorID, onCreated, onDone }: { sectorID: string; onCreated: (created: CreateOidcClientResponse) => void; onDone: () => void }) {
+  const { t } = useTranslation('clients');
   return (
-    <Section title="New app" id="new-app">
+    <Section title={t('new')} id="new-app">
       <Editor sectorID={sectorID} onCreated={onCreated} onDone={onDone} />
     </Section>
   );
@@ -263,11 +262,12 @@ export function CreateClientForm({ sectorID, onCreated, onDone }: { sectorID: st
 
 /** Edits an app (read fresh from the API, then PUT in full). */
 export function EditClientForm({ sectorID, clientID, name, onDone }: { sectorID: string; clientID: string; name: string; onDone: () => void }) {
+  const { t } = useTranslation('clients');
   const client = useQuery({ queryKey: ['oidc-client', sectorID, clientID], queryFn: () => oidcClientsApi.read(sectorID, clientID) });
   return (
-    <Section title={`Edit ${client.data?.clientName ?? name}`} id="edit-app">
-      {client.isPending ? <Loading label="Loading the app…" /> : null}
-      <ErrorMessage error={client.error} title="The app could not be loaded." />
+    <Section title={t('editLabel', { name: client.data?.clientName ?? name })} id="edit-app">
+      {client.isPending ? <Loading label={t('form.loading')} /> : null}
+      <ErrorMessage error={client.error} title={t('form.loadFailed')} />
       {client.data ? <Editor key={`${clientID}:${client.dataUpdatedAt}`} sectorID={sectorID} client={client.data} onDone={onDone} /> : null}
     </Section>
   );

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Button, ConfirmDialog, CopyButton, DataTable, Page, Section, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { oidcClientsApi } from '../adminApi';
 import { useSectorID } from '../sectorContext';
@@ -28,6 +29,7 @@ interface Notice {
 }
 
 function SecretNotice({ notice, onDismiss }: { notice: Notice; onDismiss: () => void }) {
+  const { t } = useTranslation('clients');
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);
   const { client, secret } = notice;
@@ -35,26 +37,24 @@ function SecretNotice({ notice, onDismiss }: { notice: Notice; onDismiss: () => 
   return (
     <section className="secret-once" aria-labelledby="app-secret-heading">
       <h2 id="app-secret-heading" ref={headingRef} tabIndex={-1}>
-        {created ? 'App created' : 'New client secret'}
+        {created ? t('notice.created') : t('notice.newSecret')}
       </h2>
-      {created ? (
-        <p>
-          The app <strong>{client.clientName}</strong> is registered. Configure its OpenID Connect library with the issuer below and this client ID
-          {secret ? ' and client secret' : ''}.
-        </p>
-      ) : (
-        <p>
-          The old client secret of <strong>{client.clientName}</strong> no longer works: give the app this one.
-        </p>
-      )}
+      <p>
+        <Trans
+          t={t}
+          i18nKey={created ? (secret ? 'notice.registeredWithSecret' : 'notice.registered') : 'notice.oldSecret'}
+          values={{ name: client.clientName }}
+          components={{ strong: <strong /> }}
+        />
+      </p>
       <dl className="facts">
-        <dt>Client ID</dt>
+        <dt>{t('clientID')}</dt>
         <dd>
           <code data-testid="client-id">{client.clientID}</code>
         </dd>
         {secret ? (
           <>
-            <dt>Client secret</dt>
+            <dt>{t('clientSecret')}</dt>
             <dd>
               <code data-testid="client-secret">{secret}</code>
             </dd>
@@ -63,40 +63,40 @@ function SecretNotice({ notice, onDismiss }: { notice: Notice; onDismiss: () => 
       </dl>
       {secret ? (
         <p>
-          <strong>Copy the client secret now: you will not see it again.</strong> The service keeps it sealed and never shows it; if it is lost, rotate it.
+          <strong>{t('notice.copyNow')}</strong> {t('notice.sealed')}
         </p>
       ) : (
         <p>
-          This app has no client secret:{' '}
-          {client.tokenEndpointAuthMethod === 'none' ? 'it is a public app, and PKCE protects its authorization codes.' : 'it authenticates with its own key (private key JWT).'}
+          {t('notice.noSecret')} {client.tokenEndpointAuthMethod === 'none' ? t('notice.public') : t('notice.ownKey')}
         </p>
       )}
       <div className="form-actions">
-        {created ? <CopyButton value={client.clientID} label="Copy the client ID" /> : null}
-        {secret ? <CopyButton value={secret} label="Copy the client secret" /> : null}
-        <Button onClick={onDismiss}>Done, hide it</Button>
+        {created ? <CopyButton value={client.clientID} label={t('copyID')} /> : null}
+        {secret ? <CopyButton value={secret} label={t('copySecret')} /> : null}
+        <Button onClick={onDismiss}>{t('notice.hide')}</Button>
       </div>
     </section>
   );
 }
 
 function ProviderFacts({ issuer }: { issuer?: string }) {
-  if (!issuer) return <p className="muted">Loading the issuer…</p>;
+  const { t } = useTranslation('clients');
+  if (!issuer) return <p className="muted">{t('issuerLoading')}</p>;
   const { discovery } = issuerInfo(issuer);
   return (
     <dl className="facts">
-      <dt>Issuer</dt>
+      <dt>{t('issuer')}</dt>
       <dd>
         <span className="row-actions">
           <code data-testid="issuer">{issuer}</code>
-          <CopyButton value={issuer} label="Copy the issuer" />
+          <CopyButton value={issuer} label={t('copyIssuer')} />
         </span>
       </dd>
-      <dt>Discovery</dt>
+      <dt>{t('discovery')}</dt>
       <dd>
         <span className="row-actions">
           <code data-testid="discovery">{discovery}</code>
-          <CopyButton value={discovery} label="Copy the discovery URL" />
+          <CopyButton value={discovery} label={t('copyDiscovery')} />
         </span>
       </dd>
     </dl>
@@ -104,6 +104,7 @@ function ProviderFacts({ issuer }: { issuer?: string }) {
 }
 
 export default function ClientsPage() {
+  const { t } = useTranslation('clients');
   const sectorID = useSectorID();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -120,7 +121,7 @@ export default function ClientsPage() {
   const deleting = useConfirmedRemoval(
     (c: OidcClient) => oidcClientsApi.remove(sectorID, c.clientID),
     (_r, c) => {
-      toast(`App ${c.clientName} deleted.`);
+      toast(t('deleted', { name: c.clientName }));
       if (editing?.clientID === c.clientID) setEditing(null);
       if (notice?.client.clientID === c.clientID) setNotice(null);
       void queryClient.invalidateQueries({ queryKey: ['oidc-clients', sectorID] });
@@ -133,28 +134,28 @@ export default function ClientsPage() {
     () => [
       {
         id: 'name',
-        header: 'Name',
+        header: t('name'),
         cell: ({ row }) => (
           <>
             {row.original.clientName}
             {' '}
-            {row.original.firstParty ? <span className="badge badge-ok">first-party</span> : <span className="badge">Third-party</span>}
+            {row.original.firstParty ? <span className="badge badge-ok">{t('firstParty')}</span> : <span className="badge">{t('thirdParty')}</span>}
           </>
         ),
       },
       {
         id: 'clientID',
-        header: 'Client ID',
+        header: t('clientID'),
         cell: ({ row }) => (
           <span className="row-actions">
             <code>{row.original.clientID}</code>
-            <CopyButton value={row.original.clientID} label="Copy" name={`Copy the client ID of ${row.original.clientName}`} />
+            <CopyButton value={row.original.clientID} label={t('copy')} name={t('copyIDOf', { name: row.original.clientName })} />
           </span>
         ),
       },
       {
         id: 'redirectURIs',
-        header: 'Redirect URIs',
+        header: t('redirectURIs'),
         cell: ({ row }) =>
           row.original.redirectURIs.length ? (
             <ul className="plain-list">
@@ -165,15 +166,15 @@ export default function ClientsPage() {
               ))}
             </ul>
           ) : (
-            <span className="muted">none</span>
+            <span className="muted">{t('none')}</span>
           ),
       },
-      { id: 'grants', header: 'Grants', cell: ({ row }) => row.original.grantTypes.map(grantLabel).join(', ') || <span className="muted">none</span> },
-      { id: 'auth', header: 'Authentication', cell: ({ row }) => authMethodLabel(row.original.tokenEndpointAuthMethod) },
-      { id: 'createdAt', header: 'Created', cell: ({ row }) => formatDateTime(row.original.createdAt) },
+      { id: 'grants', header: t('grants.label'), cell: ({ row }) => row.original.grantTypes.map(grantLabel).join(', ') || <span className="muted">{t('none')}</span> },
+      { id: 'auth', header: t('authentication'), cell: ({ row }) => authMethodLabel(row.original.tokenEndpointAuthMethod) },
+      { id: 'createdAt', header: t('created'), cell: ({ row }) => formatDateTime(row.original.createdAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('actions'),
         cell: ({ row }) => {
           const c = row.original;
           return (
@@ -183,40 +184,38 @@ export default function ClientsPage() {
                   setCreating(false);
                   setEditing(c);
                 }}
-                aria-label={`Edit ${c.clientName}`}
+                aria-label={t('editLabel', { name: c.clientName })}
               >
-                Edit
+                {t('edit')}
               </Button>
               {usesSecret(c.tokenEndpointAuthMethod) ? (
-                <Button onClick={() => askRotate(c)} aria-label={`Rotate secret of ${c.clientName}`}>
-                  Rotate secret
+                <Button onClick={() => askRotate(c)} aria-label={t('rotateLabel', { name: c.clientName })}>
+                  {t('rotate')}
                 </Button>
               ) : null}
-              <Button variant="danger" onClick={() => askDelete(c)} aria-label={`Delete ${c.clientName}`}>
-                Delete
+              <Button variant="danger" onClick={() => askDelete(c)} aria-label={t('deleteLabel', { name: c.clientName })}>
+                {t('delete')}
               </Button>
             </span>
           );
         },
       },
     ],
-    [askRotate, askDelete],
+    [askRotate, askDelete, t],
   );
 
   return (
     <Page
-      title="Apps (OpenID Connect)"
+      title={t('title')}
       wide
-      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New app</Button>}
+      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>{t('new')}</Button>}
     >
       <SectorLead sectorID={sectorID} />
       <p className="page-lead">
-        The sector is an OpenID Provider: websites, mobile apps and services registered here sign its users in with OpenID Connect, or get tokens of their own
-        (client credentials). A first-party app (the default) is your organisation's own: its users are never asked for consent. Users of a third-party app
-        allow or deny what it asks for, once, and can take that back on their account page.
+        {t('lead')}
       </p>
       {notice && notice.sectorID === sectorID ? <SecretNotice key={notice.seq} notice={notice} onDismiss={() => setNotice(null)} /> : null}
-      <Section title="OpenID Provider" id="oidc-provider">
+      <Section title={t('provider')} id="oidc-provider">
         <ProviderFacts issuer={issuer} />
       </Section>
       {creating ? (
@@ -232,35 +231,34 @@ export default function ClientsPage() {
       ) : null}
       {editing ? <EditClientForm key={`${sectorID}:${editing.clientID}`} sectorID={sectorID} clientID={editing.clientID} name={editing.clientName} onDone={() => setEditing(null)} /> : null}
       <DataTable
-        caption="Apps of this sector"
+        caption={t('caption')}
         columns={columns}
         data={clients.data?.clients}
         loading={clients.isFetching}
         error={clients.error}
-        emptyTitle="No apps yet."
+        emptyTitle={t('empty')}
         emptyBody={
           <p>
-            An app (a website, a mobile app, a backend service) signs users in through this sector instead of keeping passwords of its own. Register it with “New app”,
-            then give its OpenID Connect library the issuer <code>{issuer}</code>, its client ID and, for a server, its client secret.
+            <Trans t={t} i18nKey="emptyBody" values={{ issuer }} components={{ code: <code /> }} />
           </p>
         }
         getRowId={(c) => c.clientID}
       />
       <ConfirmDialog
-        title={`Rotate the secret of ${rotating.item?.clientName ?? 'this app'}?`}
-        confirmLabel="Rotate secret"
+        title={t('rotateTitle', { name: rotating.item?.clientName ?? t('thisApp') })}
+        confirmLabel={t('rotate')}
         danger
         {...rotating.dialog}
       >
-        <p>The current client secret stops working at once. The new one is shown next, only once: update the app with it.</p>
+        <p>{t('rotateBody')}</p>
       </ConfirmDialog>
       <ConfirmDialog
-        title={`Delete ${deleting.item?.clientName ?? 'this app'}?`}
-        confirmLabel="Delete app"
+        title={t('deleteTitle', { name: deleting.item?.clientName ?? t('thisApp') })}
+        confirmLabel={t('deleteApp')}
         danger
         {...deleting.dialog}
       >
-        <p>The app can no longer sign anyone in, and its tokens, codes and grants are deleted with it. This cannot be undone.</p>
+        <p>{t('deleteBody')}</p>
       </ConfirmDialog>
     </Page>
   );
