@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Button, DataTable, Field, Select, type ColumnDef } from '../../ui';
 import { webhooksApi, type DeliveryQuery } from '../adminApi';
 import type { ListWebhookDeliveriesResponse, Webhook, WebhookDelivery, WebhookDeliveryStatus } from '../types';
@@ -25,13 +26,15 @@ function dueSoon(data: ListWebhookDeliveriesResponse | undefined): boolean {
 }
 
 function StatusBadge({ status }: { status: WebhookDeliveryStatus }) {
-  const label = DELIVERY_STATUSES.find((s) => s.value === status)?.label ?? status;
+  const { t } = useTranslation('webhooks');
+  const label = DELIVERY_STATUSES.includes(status) ? t(`statuses.${status}`) : status;
   const cls = status === 'succeeded' ? 'badge badge-ok' : status === 'failed' ? 'badge badge-warn' : 'badge';
   return <span className={cls}>{label}</span>;
 }
 
 function LastAnswer({ delivery: d }: { delivery: WebhookDelivery }) {
-  const answer = d.lastStatus > 0 ? <code>HTTP {d.lastStatus}</code> : d.attempts === 0 ? <span className="muted">Not tried yet</span> : <span className="muted">No answer</span>;
+  const { t } = useTranslation('webhooks');
+  const answer = d.lastStatus > 0 ? <code>HTTP {d.lastStatus}</code> : d.attempts === 0 ? <span className="muted">{t('log.notTried')}</span> : <span className="muted">{t('log.noAnswer')}</span>;
   // The error repeats the status for a plain HTTP failure: say it once.
   const error = d.lastError && d.lastError !== `HTTP ${d.lastStatus}` ? d.lastError : '';
   return (
@@ -52,6 +55,7 @@ export interface DeliveryLogProps {
 }
 
 export function DeliveryLog({ sectorID, webhook, onTest, testing, onClose }: DeliveryLogProps) {
+  const { t } = useTranslation('webhooks');
   const queryClient = useQueryClient();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [status, setStatus] = useState<WebhookDeliveryStatus | ''>('');
@@ -82,24 +86,24 @@ export function DeliveryLog({ sectorID, webhook, onTest, testing, onClose }: Del
 
   const columns = useMemo<Array<ColumnDef<WebhookDelivery>>>(
     () => [
-      { id: 'status', header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { id: 'eventType', header: 'Event type', cell: ({ row }) => <code className="event-type">{row.original.eventType}</code> },
-      { id: 'eventID', header: 'Event ID', cell: ({ row }) => <code>{row.original.eventID}</code> },
-      { id: 'attempts', header: 'Attempts', cell: ({ row }) => row.original.attempts },
-      { id: 'lastAnswer', header: 'Last answer', cell: ({ row }) => <LastAnswer delivery={row.original} /> },
+      { id: 'status', header: t('log.status'), cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { id: 'eventType', header: t('log.eventType'), cell: ({ row }) => <code className="event-type">{row.original.eventType}</code> },
+      { id: 'eventID', header: t('log.eventID'), cell: ({ row }) => <code>{row.original.eventID}</code> },
+      { id: 'attempts', header: t('log.attempts'), cell: ({ row }) => row.original.attempts },
+      { id: 'lastAnswer', header: t('log.lastAnswer'), cell: ({ row }) => <LastAnswer delivery={row.original} /> },
       {
         id: 'nextAttemptAt',
-        header: 'Next attempt',
-        cell: ({ row }) => (row.original.status === 'pending' ? formatTime(row.original.nextAttemptAt, 'Now') : <span className="muted">none</span>),
+        header: t('log.nextAttempt'),
+        cell: ({ row }) => (row.original.status === 'pending' ? formatTime(row.original.nextAttemptAt, t('log.now')) : <span className="muted">{t('log.none')}</span>),
       },
-      { id: 'createdAt', header: 'Happened', cell: ({ row }) => formatTime(row.original.createdAt) },
+      { id: 'createdAt', header: t('log.happened'), cell: ({ row }) => formatTime(row.original.createdAt) },
       {
         id: 'finishedAt',
-        header: 'Finished',
-        cell: ({ row }) => (row.original.status === 'pending' ? <span className="muted">not yet</span> : formatTime(row.original.finishedAt)),
+        header: t('log.finished'),
+        cell: ({ row }) => (row.original.status === 'pending' ? <span className="muted">{t('log.notYet')}</span> : formatTime(row.original.finishedAt)),
       },
     ],
-    [],
+    [t],
   );
 
   const paged = cursors.length > 1 || next !== '';
@@ -107,25 +111,24 @@ export function DeliveryLog({ sectorID, webhook, onTest, testing, onClose }: Del
     <section className="section" aria-labelledby="delivery-log-heading">
       <div className="section-head">
         <h2 id="delivery-log-heading" ref={headingRef} tabIndex={-1}>
-          Deliveries to <span className="webhook-url">{webhook.url}</span>
+          <Trans t={t} i18nKey="log.title" values={{ url: webhook.url }} components={{ url: <span className="webhook-url" /> }} />
         </h2>
         <div className="section-actions">
           <Button onClick={onTest} busy={testing}>
-            Send test event
+            {t('test')}
           </Button>
           <Button onClick={() => void refresh()} busy={refreshing}>
-            Refresh
+            {t('refresh')}
           </Button>
-          <Button onClick={onClose}>Close the log</Button>
+          <Button onClick={onClose}>{t('log.close')}</Button>
         </div>
       </div>
       <p className="muted">
-        An event is tried again until the endpoint answers 2xx within 10 seconds: by default for about a day, the waits growing from 5 seconds to 10 hours; then its
-        delivery is failed. Every attempt carries the event ID as <code>webhook-id</code>, for the receiver to deduplicate.
-        {deliveries.dataUpdatedAt ? ` Read at ${new Date(deliveries.dataUpdatedAt).toLocaleTimeString()}.` : ''}
+        <Trans t={t} i18nKey="log.explain" components={{ code: <code /> }} />
+        {deliveries.dataUpdatedAt ? t('log.readAt', { time: new Date(deliveries.dataUpdatedAt).toLocaleTimeString() }) : ''}
       </p>
       <div className="toolbar delivery-filters">
-        <Field label="Status">
+        <Field label={t('log.status')}>
           {(p) => (
             <Select
               {...p}
@@ -135,10 +138,10 @@ export function DeliveryLog({ sectorID, webhook, onTest, testing, onClose }: Del
                 setCursors(['']);
               }}
             >
-              <option value="">Any</option>
+              <option value="">{t('log.any')}</option>
               {DELIVERY_STATUSES.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
+                <option key={s} value={s}>
+                  {t(`statuses.${s}`)}
                 </option>
               ))}
             </Select>
@@ -146,27 +149,26 @@ export function DeliveryLog({ sectorID, webhook, onTest, testing, onClose }: Del
         </Field>
       </div>
       <DataTable
-        caption={`Delivery log of ${webhook.url}`}
+        caption={t('logLabel', { url: webhook.url })}
         hideCaption
         columns={columns}
         data={deliveries.data?.deliveries}
         loading={deliveries.isFetching}
         error={deliveries.error}
-        emptyTitle={status ? `No ${status} deliveries.` : 'No deliveries yet.'}
-        emptyBody={status ? null : <p>Events this endpoint takes show here as they happen. “Send test event” sends one now.</p>}
+        emptyTitle={status ? t(`log.noneOf.${status}`) : t('log.noneYet')}
+        emptyBody={status ? null : <p>{t('log.noneBody')}</p>}
         getRowId={(d) => d.id}
       />
       {paged ? (
-        <nav className="pager" aria-label="Delivery log pages">
+        <nav className="pager" aria-label={t('log.pages')}>
           <Button onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length <= 1 || deliveries.isPlaceholderData}>
-            Newer deliveries
+            {t('log.newer')}
           </Button>
           <span className="pager-status" aria-live="polite">
-            Page {cursors.length}
-            {next ? '' : ' (the oldest)'}
+            {next ? t('log.page', { n: cursors.length }) : t('log.pageOldest', { n: cursors.length })}
           </span>
           <Button onClick={() => setCursors((c) => [...c, next])} disabled={!next || deliveries.isPlaceholderData}>
-            Older deliveries
+            {t('log.older')}
           </Button>
         </nav>
       ) : null}

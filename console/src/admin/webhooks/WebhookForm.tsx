@@ -1,8 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, ErrorMessage, Field, Section, TextArea, TextInput, useToast } from '../../ui';
+import { i18n } from '../../i18n';
 import { webhooksApi } from '../adminApi';
 import type { CreateWebhookResponse, ServiceEventType, Webhook, WebhookEventType } from '../types';
 import { formatTime } from '../util';
@@ -46,13 +48,13 @@ function toValues(w?: Webhook): Values {
 
 function eventsOf(v: Values): WebhookEventType[] {
   // Offered order, whatever order they were ticked in.
-  return v.all ? [ALL_EVENTS] : EVENT_TYPES.filter((t) => v.events.includes(t));
+  return v.all ? [ALL_EVENTS] : EVENT_TYPES.filter((type) => v.events.includes(type));
 }
 
 function checkUrl(value: string): true | string {
   const url = value.trim();
-  if (url === '') return 'Enter the URL the events are sent to.';
-  if (!/^https?:\/\/[^/?#\s]+/i.test(url)) return 'An absolute URL, starting with https://';
+  if (url === '') return i18n.t('webhooks:form.urlNeeded');
+  if (!/^https?:\/\/[^/?#\s]+/i.test(url)) return i18n.t('webhooks:form.urlAbsolute');
   return true;
 }
 
@@ -65,6 +67,7 @@ interface EditorProps {
 }
 
 function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
+  const { t } = useTranslation('webhooks');
   const toast = useToast();
   const queryClient = useQueryClient();
   const id = useId();
@@ -83,7 +86,7 @@ function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['webhooks', sectorID] });
       if (result.updated) {
-        toast(`Webhook ${result.updated.url} saved.`);
+        toast(t('form.saved', { url: result.updated.url }));
         onDone();
       }
       if (result.created) onCreated?.(result.created);
@@ -104,17 +107,17 @@ function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
 
   return (
     <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-      <ErrorMessage error={save.error} title={webhook ? 'The webhook was not saved.' : 'The webhook was not created.'} fields={FIELDS} />
+      <ErrorMessage error={save.error} title={webhook ? t('form.notSaved') : t('form.notCreated')} fields={FIELDS} />
       {webhook ? (
         <p className="muted">
-          Created {formatTime(webhook.createdAt)} · updated {formatTime(webhook.updatedAt)}
+          {t('form.times', { created: formatTime(webhook.createdAt), updated: formatTime(webhook.updatedAt) })}
         </p>
       ) : null}
       <Field
-        label="Endpoint URL"
+        label={t('form.url')}
         required
         error={errors.url?.message}
-        hint="Where the events are POSTed: https://… on a public address (no credentials, no fragment). Plain http and private or loopback addresses are accepted only when the service allows private networks (development)."
+        hint={t('form.urlHint')}
       >
         {(p) => (
           <TextInput
@@ -123,49 +126,45 @@ function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
             required
             autoComplete="off"
             spellCheck={false}
-            {...register('url', { validate: checkUrl, maxLength: { value: MAX_URL, message: `At most ${MAX_URL} characters.` } })}
+            {...register('url', { validate: checkUrl, maxLength: { value: MAX_URL, message: t('form.tooLong', { max: MAX_URL }) } })}
           />
         )}
       </Field>
       <fieldset className={errors.events ? 'fieldset-invalid' : undefined} aria-describedby={[eventsHintId, errors.events ? eventsErrorId : ''].filter(Boolean).join(' ')}>
-        <legend>Events</legend>
+        <legend>{t('eventsHeader')}</legend>
         <p className="hint" id={eventsHintId}>
-          What the endpoint receives. Receivers should ignore types they do not know.
+          {t('form.eventsHint')}
         </p>
-        <Checkbox label="All events" hint="Every event type, also those added later." {...register('all')} />
+        <Checkbox label={t('allEvents')} hint={t('form.allHint')} {...register('all')} />
         {all ? null : (
           <div className="event-choices">
-            {EVENT_TYPES.map((t) => (
+            {EVENT_TYPES.map((type) => (
               <Checkbox
-                key={t}
-                label={<code>{t}</code>}
-                hint={eventHint(t)}
-                value={t}
-                {...register('events', { validate: (v, values) => values.all || v.length > 0 || 'Choose at least one event, or all events.' })}
+                key={type}
+                label={<code>{type}</code>}
+                hint={eventHint(type)}
+                value={type}
+                {...register('events', { validate: (v, values) => values.all || v.length > 0 || t('form.eventNeeded') })}
               />
             ))}
           </div>
         )}
         {errors.events ? <p className="field-error" id={eventsErrorId}>{errors.events.message}</p> : null}
       </fieldset>
-      <Field label="Description" error={errors.description?.message} hint={`What the endpoint is for; optional, up to ${MAX_DESCRIPTION} characters.`}>
-        {(p) => <TextArea {...p} rows={2} autoComplete="off" {...register('description', { maxLength: { value: MAX_DESCRIPTION, message: `At most ${MAX_DESCRIPTION} characters.` } })} />}
+      <Field label={t('form.description')} error={errors.description?.message} hint={t('form.descriptionHint', { max: MAX_DESCRIPTION })}>
+        {(p) => <TextArea {...p} rows={2} autoComplete="off" {...register('description', { maxLength: { value: MAX_DESCRIPTION, message: t('form.tooLong', { max: MAX_DESCRIPTION }) } })} />}
       </Field>
       <Checkbox
-        label="Enabled (events are sent to it)"
-        hint={
-          serviceReason
-            ? `The service disabled it. ${asSentence(serviceReason)} Enabling it again clears that, and its failures start counting anew.`
-            : 'A disabled endpoint gets no new events (test events excepted).'
-        }
+        label={t('form.enabled')}
+        hint={serviceReason ? t('form.serviceDisabled', { reason: asSentence(serviceReason) }) : t('form.enabledHint')}
         error={errors.enabled?.message}
         {...register('enabled')}
       />
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={save.isPending}>
-          {webhook ? 'Save webhook' : 'Create webhook'}
+          {webhook ? t('form.save') : t('form.create')}
         </Button>
-        <Button onClick={onDone}>Cancel</Button>
+        <Button onClick={onDone}>{t('form.cancel')}</Button>
       </div>
     </form>
   );
@@ -173,8 +172,9 @@ function Editor({ sectorID, webhook, onCreated, onDone }: EditorProps) {
 
 /** Registers an endpoint; the answer (with its secret, shown once) goes to `onCreated`. */
 export function CreateWebhookForm({ sectorID, onCreated, onDone }: { sectorID: string; onCreated: (created: CreateWebhookResponse) => void; onDone: () => void }) {
+  const { t } = useTranslation('webhooks');
   return (
-    <Section title="New webhook" id="new-webhook">
+    <Section title={t('new')} id="new-webhook">
       <Editor sectorID={sectorID} onCreated={onCreated} onDone={onDone} />
     </Section>
   );
@@ -182,8 +182,9 @@ export function CreateWebhookForm({ sectorID, onCreated, onDone }: { sectorID: s
 
 /** Changes an endpoint's URL, events, description or enabled flag (its secret stays). */
 export function EditWebhookForm({ sectorID, webhook, onDone }: { sectorID: string; webhook: Webhook; onDone: () => void }) {
+  const { t } = useTranslation('webhooks');
   return (
-    <Section title={`Edit webhook ${webhook.url}`} id="edit-webhook">
+    <Section title={t('editLabel', { url: webhook.url })} id="edit-webhook">
       <Editor sectorID={sectorID} webhook={webhook} onDone={onDone} />
     </Section>
   );

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Button, ConfirmDialog, CopyButton, DataTable, ErrorMessage, Page, useConfirmedRemoval, useToast, type ColumnDef } from '../../ui';
 import { webhooksApi } from '../adminApi';
 import { useSectorID } from '../sectorContext';
@@ -36,67 +37,63 @@ interface Notice {
 }
 
 function SecretNotice({ notice, onDismiss }: { notice: Notice; onDismiss: () => void }) {
+  const { t } = useTranslation('webhooks');
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);
   const created = notice.kind === 'created';
   return (
     <section className="secret-once" aria-labelledby="webhook-secret-heading">
       <h2 id="webhook-secret-heading" ref={headingRef} tabIndex={-1}>
-        {created ? 'Webhook created' : 'New signing secret'}
+        {created ? t('notice.created') : t('notice.newSecret')}
       </h2>
-      {created ? (
-        <p>
-          The endpoint <strong className="webhook-url">{notice.url}</strong> is registered. Give its receiver this signing secret: it verifies the signature of each
-          delivery with it (Standard Webhooks).
-        </p>
-      ) : (
-        <p>
-          The new signing secret of <strong className="webhook-url">{notice.url}</strong>. The previous one keeps signing beside it for 24 hours (each delivery carries
-          both signatures): give the receiver this one within that time. After it, only this one signs.
-        </p>
-      )}
+      <p>
+        <Trans t={t} i18nKey={created ? 'notice.registered' : 'notice.rotated'} values={{ url: notice.url }} components={{ strong: <strong className="webhook-url" /> }} />
+      </p>
       <code data-testid="webhook-secret">{notice.secret}</code>
       <p>
-        <strong>Copy the secret now: you will not see it again.</strong> The service keeps it sealed and never shows it; if it is lost, rotate it.
+        <strong>{t('notice.copyNow')}</strong> {t('notice.sealed')}
       </p>
       <div className="form-actions">
-        <CopyButton value={notice.secret} label="Copy the secret" />
-        <Button onClick={onDismiss}>Done, hide it</Button>
+        <CopyButton value={notice.secret} label={t('notice.copy')} />
+        <Button onClick={onDismiss}>{t('notice.hide')}</Button>
       </div>
     </section>
   );
 }
 
 function EventList({ webhook }: { webhook: Webhook }) {
+  const { t } = useTranslation('webhooks');
   const { events } = webhook;
-  if (takesAll(events)) return <>All events</>;
+  if (takesAll(events)) return <>{t('allEvents')}</>;
   const shown = events.length > SHOWN_EVENTS ? events.slice(0, SHOWN_EVENTS - 1) : events;
   return (
     <>
-      <span className="visually-hidden">{events.length === 1 ? '1 event: ' : `${events.length} events: `}</span>
+      <span className="visually-hidden">{t('eventCount', { count: events.length })}</span>
       <ul className="plain-list webhook-events">
         {shown.map((e) => (
           <li key={e}>
             <code>{e}</code>
           </li>
         ))}
-        {shown.length < events.length ? <li className="muted">and {events.length - shown.length} more (edit the webhook to see them all)</li> : null}
+        {shown.length < events.length ? <li className="muted">{t('more', { n: events.length - shown.length })}</li> : null}
       </ul>
     </>
   );
 }
 
 function State({ webhook: w }: { webhook: Webhook }) {
+  const { t } = useTranslation('webhooks');
   return (
     <>
-      {w.enabled ? <span className="badge badge-ok">Enabled</span> : <span className="badge badge-warn">Disabled</span>}
-      {!w.enabled && w.disabledReason ? <span className="webhook-note">By the service: {asSentence(w.disabledReason)}</span> : null}
-      {w.failingSince !== '0' ? <span className="webhook-note">Failing since {formatTime(w.failingSince)}</span> : null}
+      {w.enabled ? <span className="badge badge-ok">{t('enabled')}</span> : <span className="badge badge-warn">{t('disabled')}</span>}
+      {!w.enabled && w.disabledReason ? <span className="webhook-note">{t('byService', { reason: asSentence(w.disabledReason) })}</span> : null}
+      {w.failingSince !== '0' ? <span className="webhook-note">{t('failingSince', { time: formatTime(w.failingSince) })}</span> : null}
     </>
   );
 }
 
 export default function WebhooksPage() {
+  const { t } = useTranslation('webhooks');
   const sectorID = useSectorID();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -112,7 +109,7 @@ export default function WebhooksPage() {
   const test = useMutation({
     mutationFn: (w: Webhook) => webhooksApi.test(sectorID, w.id),
     onSuccess: (r, w) => {
-      toast(`Test event ${r.eventID} queued for ${w.url}.`);
+      toast(t('testQueued', { id: r.eventID, url: w.url }));
       setLog({ sectorID, webhookID: w.id });
       void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', sectorID, w.id] });
     },
@@ -120,7 +117,7 @@ export default function WebhooksPage() {
   const toggle = useMutation({
     mutationFn: (w: Webhook) => webhooksApi.update(sectorID, w.id, { enabled: !w.enabled }),
     onSuccess: (saved) => {
-      toast(`Webhook ${saved.url} ${saved.enabled ? 'enabled' : 'disabled'}.`);
+      toast(saved.enabled ? t('enabledToast', { url: saved.url }) : t('disabledToast', { url: saved.url }));
       invalidate();
     },
   });
@@ -131,7 +128,7 @@ export default function WebhooksPage() {
   const deleting = useConfirmedRemoval(
     (w: Webhook) => webhooksApi.remove(sectorID, w.id),
     (_r, w) => {
-      toast(`Webhook ${w.url} deleted.`);
+      toast(t('deleted', { url: w.url }));
       if (editing?.id === w.id) setEditing(null);
       if (notice?.webhookID === w.id) setNotice(null);
       if (log?.webhookID === w.id) setLog(null);
@@ -149,7 +146,7 @@ export default function WebhooksPage() {
     () => [
       {
         id: 'url',
-        header: 'Endpoint',
+        header: t('endpoint'),
         cell: ({ row }) => (
           <>
             <code className="webhook-url">{row.original.url}</code>
@@ -157,59 +154,57 @@ export default function WebhooksPage() {
           </>
         ),
       },
-      { id: 'events', header: 'Events', cell: ({ row }) => <EventList webhook={row.original} /> },
-      { id: 'state', header: 'State', cell: ({ row }) => <State webhook={row.original} /> },
-      { id: 'createdAt', header: 'Created', cell: ({ row }) => formatTime(row.original.createdAt) },
+      { id: 'events', header: t('eventsHeader'), cell: ({ row }) => <EventList webhook={row.original} /> },
+      { id: 'state', header: t('state'), cell: ({ row }) => <State webhook={row.original} /> },
+      { id: 'createdAt', header: t('created'), cell: ({ row }) => formatTime(row.original.createdAt) },
       {
         id: 'actions',
-        header: 'Actions',
+        header: t('actions'),
         cell: ({ row }) => {
           const w = row.original;
           return (
             <span className="row-actions">
-              <Button onClick={() => setLog({ sectorID, webhookID: w.id })} aria-label={`Delivery log of ${w.url}`}>
-                Delivery log
+              <Button onClick={() => setLog({ sectorID, webhookID: w.id })} aria-label={t('logLabel', { url: w.url })}>
+                {t('logButton')}
               </Button>
-              <Button onClick={() => sendTest(w)} busy={testingID === w.id} aria-label={`Send test event to ${w.url}`}>
-                Send test event
+              <Button onClick={() => sendTest(w)} busy={testingID === w.id} aria-label={t('testLabel', { url: w.url })}>
+                {t('test')}
               </Button>
               <Button
                 onClick={() => {
                   setCreating(false);
                   setEditing(w);
                 }}
-                aria-label={`Edit webhook ${w.url}`}
+                aria-label={t('editLabel', { url: w.url })}
               >
-                Edit
+                {t('edit')}
               </Button>
-              <Button onClick={() => setEnabled(w)} busy={togglingID === w.id} aria-label={`${w.enabled ? 'Disable' : 'Enable'} webhook ${w.url}`}>
-                {w.enabled ? 'Disable' : 'Enable'}
+              <Button onClick={() => setEnabled(w)} busy={togglingID === w.id} aria-label={w.enabled ? t('disableLabel', { url: w.url }) : t('enableLabel', { url: w.url })}>
+                {w.enabled ? t('disable') : t('enable')}
               </Button>
-              <Button onClick={() => askRotate(w)} aria-label={`Rotate secret of ${w.url}`}>
-                Rotate secret
+              <Button onClick={() => askRotate(w)} aria-label={t('rotateLabel', { url: w.url })}>
+                {t('rotate')}
               </Button>
-              <Button variant="danger" onClick={() => askDelete(w)} aria-label={`Delete webhook ${w.url}`}>
-                Delete
+              <Button variant="danger" onClick={() => askDelete(w)} aria-label={t('deleteLabel', { url: w.url })}>
+                {t('delete')}
               </Button>
             </span>
           );
         },
       },
     ],
-    [askRotate, askDelete, sendTest, setEnabled, testingID, togglingID, sectorID],
+    [askRotate, askDelete, sendTest, setEnabled, testingID, togglingID, sectorID, t],
   );
 
   return (
     <Page
-      title="Webhooks"
+      title={t('title')}
       wide
-      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>New webhook</Button>}
+      actions={creating ? null : <Button variant="primary" onClick={() => { setEditing(null); setCreating(true); }}>{t('new')}</Button>}
     >
       <SectorLead sectorID={sectorID} />
       <p className="page-lead">
-        A webhook sends what happens in this sector (users created, changed, disabled or signed in, sessions revoked, API tokens created …) to an HTTPS endpoint of
-        another system, signed with its secret per Standard Webhooks. Failed deliveries are tried again for about a day; an endpoint whose deliveries all fail for
-        days is disabled. Receivers verify the signature and deduplicate by <code>webhook-id</code> (docs/api.md, Webhooks).
+        <Trans t={t} i18nKey="lead" components={{ code: <code /> }} />
       </p>
       {notice && notice.sectorID === sectorID ? <SecretNotice key={notice.seq} notice={notice} onDismiss={() => setNotice(null)} /> : null}
       {creating ? (
@@ -225,21 +220,16 @@ export default function WebhooksPage() {
       ) : null}
       {/* Keys name their kind: the edit form and the delivery log are siblings and may show the same webhook. */}
       {editing ? <EditWebhookForm key={`edit:${sectorID}:${editing.id}`} sectorID={sectorID} webhook={editing} onDone={() => setEditing(null)} /> : null}
-      <ErrorMessage error={test.error} title="The test event was not sent." />
-      <ErrorMessage error={toggle.error} title={toggle.variables?.enabled ? 'The webhook was not disabled.' : 'The webhook was not enabled.'} />
+      <ErrorMessage error={test.error} title={t('testFailed')} />
+      <ErrorMessage error={toggle.error} title={toggle.variables?.enabled ? t('disableFailed') : t('enableFailed')} />
       <DataTable
-        caption="Webhooks of this sector"
+        caption={t('caption')}
         columns={columns}
         data={webhooks.data?.webhooks}
         loading={webhooks.isFetching}
         error={webhooks.error}
-        emptyTitle="This sector has no webhooks yet."
-        emptyBody={
-          <p>
-            Add one with “New webhook”: the URL of an endpoint of yours and the events it should hear. Its signing secret is shown once, when you create it; then
-            “Send test event” checks that the endpoint answers.
-          </p>
-        }
+        emptyTitle={t('empty')}
+        emptyBody={<p>{t('emptyBody')}</p>}
         getRowId={(w) => w.id}
       />
       {logOf ? (
@@ -253,22 +243,19 @@ export default function WebhooksPage() {
         />
       ) : null}
       <ConfirmDialog
-        title={`Rotate the secret of ${rotating.item?.url ?? 'this webhook'}?`}
-        confirmLabel="Rotate secret"
+        title={t('rotateTitle', { url: rotating.item?.url ?? t('thisWebhook') })}
+        confirmLabel={t('rotate')}
         {...rotating.dialog}
       >
-        <p>
-          A new signing secret is made and shown next, only once. For 24 hours deliveries carry a signature by each secret, so the receiver keeps verifying while you
-          give it the new one; then the current secret stops signing. Rotating again within them drops the older one at once.
-        </p>
+        <p>{t('rotateBody')}</p>
       </ConfirmDialog>
       <ConfirmDialog
-        title={`Delete webhook ${deleting.item?.url ?? ''}?`}
-        confirmLabel="Delete webhook"
+        title={t('deleteTitle', { url: deleting.item?.url ?? '' })}
+        confirmLabel={t('deleteWebhook')}
         danger
         {...deleting.dialog}
       >
-        <p>Nothing more is sent to it, deliveries still waiting are dropped, and its delivery log is deleted with it. This cannot be undone.</p>
+        <p>{t('deleteBody')}</p>
       </ConfirmDialog>
     </Page>
   );
