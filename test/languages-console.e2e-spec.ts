@@ -9,7 +9,8 @@
  * light and dark mode; the service's refusals show in the page's language (by their
  * reason); screenshots go to test-artifacts/screenshots/lang-*.png. The
  * console's settings page edits a language's own mail templates, previewed in that
- * language, a broken one refused at its field with that language shown.
+ * language, a broken one refused at its field with that language shown; the admin
+ * console follows the language picked at its foot (German screens, fitting 390 px).
  *
  * Needs the console built first (dist/console). If chromium cannot start, the spec fails.
  */
@@ -201,6 +202,28 @@ describe('the console in the user’s language, in chromium', () => {
     await expect(language.inputValue()).resolves.toBe('fr');
     expect((await t.http().get(`/api/v1/sectors/${own}/settings`).set(admin)).body.LocalizedTemplates).toEqual({ de: { PasswordResetEmailSubject: 'Neues Passwort für {{brandName}}' } });
     await checkAccessibleScreen(page, 'lang-templates-fr', SHOTS);
+  });
+
+  it('the admin console speaks the picked language: German screens, also at a phone’s width', async () => {
+    const page = await openPage('en-US');
+    await signInToConsole(page, t.baseUrl, { username: tenant.adminEmail, password: tenant.adminPassword, sectorID: tenant.rootSectorID });
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('de');
+    const nav = page.getByRole('navigation', { name: 'Konsole' });
+    await nav.getByRole('link', { name: 'Benutzer', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Benutzer' }).waitFor();
+    await page.getByRole('button', { name: 'Neuer Benutzer' }).waitFor();
+    expect(await htmlLang(page)).toBe('de');
+    await checkAccessibleScreen(page, 'lang-console-users-de', SHOTS);
+    await nav.getByRole('link', { name: 'Einstellungen', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sektoreinstellungen' }).waitFor();
+    await page.getByLabel('Zweiten Faktor verlangen (MFA)').waitFor();
+    // The longest words at 390 px: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await pageWidth(page)).toEqual({ overflow: false, wider: [] });
+    await page.goto(`${t.baseUrl}/console/sectors/${tenant.rootSectorID}/users`);
+    await page.getByRole('heading', { level: 1, name: 'Benutzer' }).waitFor();
+    expect(await pageWidth(page)).toEqual({ overflow: false, wider: [] });
+    await checkAccessibleScreen(page, 'lang-console-users-de-390', SHOTS);
   });
 
   it('a browser language without a catalogue falls back to the sector’s default language', async () => {

@@ -1,4 +1,4 @@
-import { Suspense, type ReactNode } from 'react';
+import { Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { RequireAuth } from './auth/AuthContext';
 import { lazyScreen, Loading, ScreenBoundary } from './ui';
@@ -9,19 +9,9 @@ import { ForgotPasswordPage } from './signin/ForgotPasswordPage';
 import { InteractionPage } from './signin/InteractionPage';
 import { SectorAddressGate } from './signin/SectorAddressGate';
 import { LinkReturnPage } from './account/LinkedSection';
-import { useFixedLanguage } from './i18n/language';
 
 const AdminApp = lazyScreen(() => import('./admin/AdminApp'));
 const AccountApp = lazyScreen(() => import('./account/AccountApp'));
-
-/**
- * The admin console's screens are not translated yet: they show in English, and so do the UI kit's
- * words and `<html lang>` among them. Each admin area gets its namespace when it is translated.
- */
-function InEnglish({ children }: { children: ReactNode }) {
-  useFixedLanguage('en');
-  return <>{children}</>;
-}
 
 /**
  * The SPA's routes. `/console/*` is the admin console (console/src/admin), `/account/*`
@@ -42,7 +32,7 @@ export function App() {
       <ScreenBoundary resetKey={location.pathname}>
       <Routes>
         <Route path="/console/sign-in" element={<SignInPage area="console" />} />
-        <Route path="/console/*" element={<RequireAuth area="console"><InEnglish><AdminApp /></InEnglish></RequireAuth>} />
+        <Route path="/console/*" element={<RequireAuth area="console"><AdminApp /></RequireAuth>} />
         <Route path="/account/sign-in" element={<SignInPage area="account" />} />
         <Route path="/account/signup" element={<SignUpPage />} />
         <Route path="/account/forgot-password" element={<ForgotPasswordPage />} />

@@ -2,6 +2,7 @@ import { Suspense, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
 import { StepUpProvider } from '../account/StepUp';
+import { LanguageSwitcher } from '../signin/LanguageSwitcher';
 import { useAuth } from '../auth/AuthContext';
 import { Button, EmptyState, lazyScreen, Loading, Page, ScreenBoundary, Select } from '../ui';
 import './admin.css';
@@ -120,6 +121,9 @@ function AdminLayout() {
           </Suspense>
         </ScreenBoundary>
       </StepUpProvider>
+      <footer className="admin-footer">
+        <LanguageSwitcher />
+      </footer>
     </>
   );
 }

@@ -4,8 +4,8 @@
  * language is added by dropping its folder in — and its code into the server's
  * SHIPPED_LANGUAGES, which a unit spec compares with the folders). Namespaces:
  * `common` (the UI kit, the page frame, the language switcher), `signin` (the public
- * pages), `account` (the account page); each admin area gets its own when it is
- * translated. Every catalogue is in the bundle (a few kilobytes each), so a language
+ * pages), `account` (the account page), `reasons` (the service's refusals), and one
+ * per admin area (`admin` for its frame). Every catalogue is in the bundle (a few kilobytes each), so a language
  * switch never waits for the network. Which language a page shows: ./language.ts.
  */
 import i18n, { type Resource } from 'i18next';

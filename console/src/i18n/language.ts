@@ -10,7 +10,7 @@ import { catalogueLanguage, i18n, startI18n } from '.';
 
 const PICKED_KEY = 'iam.language';
 
-const known: { userLocale?: string; sectorDefault?: string; fixed?: string } = {};
+const known: { userLocale?: string; sectorDefault?: string } = {};
 
 function pickedLanguage(): string | undefined {
   try {
@@ -26,7 +26,7 @@ function browserLanguage(): string | undefined {
 }
 
 function chosenLanguage(): string {
-  return known.fixed ?? catalogueLanguage(known.userLocale) ?? pickedLanguage() ?? browserLanguage() ?? catalogueLanguage(known.sectorDefault) ?? 'en';
+  return catalogueLanguage(known.userLocale) ?? pickedLanguage() ?? browserLanguage() ?? catalogueLanguage(known.sectorDefault) ?? 'en';
 }
 
 function follow(): void {
@@ -70,9 +70,4 @@ export function useUserLanguage(locale: string | undefined): void {
 /** The sector's default language (the public pages, from its sign-in options). */
 export function useSectorLanguage(defaultLanguage: string | undefined): void {
   useKnown('sectorDefault', defaultLanguage);
-}
-
-/** A screen not translated yet (the admin console): shown in this language whatever the user's. */
-export function useFixedLanguage(language: string): void {
-  useKnown('fixed', language);
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
 import { api, ApiError, seg } from '../../api/client';
 import type { Schemas } from '../../api/types';
 import { Button, Checkbox, CopyButton, ErrorMessage, Field, Loading, Page, Section, TextArea, TextInput, useToast } from '../../ui';
@@ -32,15 +33,16 @@ function testProvider(sectorID: string, name: ProviderName, input?: OAuthProvide
 
 /** The checks of a Test, announced when they arrive. */
 function TestResult({ title, result }: { title: string; result: ProviderTestResult }) {
+  const { t } = useTranslation('oauth');
   return (
-    <div role="status" className="notice stack" aria-label={`${title} test result`}>
+    <div role="status" className="notice stack" aria-label={t('test.result', { title })}>
       <p>
-        <strong>{result.ok ? `${title}: every check passed.` : `${title}: a check failed.`}</strong>
+        <strong>{result.ok ? t('test.passed', { title }) : t('test.failed', { title })}</strong>
       </p>
-      <ul className="item-list" aria-label={`${title} checks`}>
+      <ul className="item-list" aria-label={t('test.checks', { title })}>
         {result.checks.map((c) => (
           <li key={c.name} style={{ justifyContent: 'flex-start', flexWrap: 'nowrap' }}>
-            <span className={c.ok ? 'badge badge-ok' : 'badge badge-warn'}>{c.ok ? 'ok' : 'failed'}</span>
+            <span className={c.ok ? 'badge badge-ok' : 'badge badge-warn'}>{c.ok ? t('test.ok') : t('test.checkFailed')}</span>
             <span style={{ overflowWrap: 'anywhere' }}>
               <strong>{c.name}</strong>: {c.detail}
             </span>
@@ -53,18 +55,17 @@ function TestResult({ title, result }: { title: string; result: ProviderTestResu
 
 type Kind = 'oidc' | 'google' | 'github' | 'github-app' | 'apple';
 
+/** A provider's form; its title and intro are the oauth catalogue's `providers.<name>`. */
 interface ProviderSpec {
   name: ProviderName;
-  title: string;
-  intro: string;
   kinds: Kind[];
 }
 
 const PROVIDERS: ProviderSpec[] = [
-  { name: 'oidc', title: 'OpenID Connect provider', intro: 'Any provider with OpenID discovery (Keycloak, Okta, Entra ID, …).', kinds: ['oidc'] },
-  { name: 'google', title: 'Google', intro: 'A Google Cloud OAuth client (web application).', kinds: ['google'] },
-  { name: 'github', title: 'GitHub', intro: 'A GitHub OAuth App (client secret) or a GitHub App (app ID and private key).', kinds: ['github', 'github-app'] },
-  { name: 'apple', title: 'Sign in with Apple', intro: 'A Services ID with a key of your team (the client secret is signed with it).', kinds: ['apple'] },
+  { name: 'oidc', kinds: ['oidc'] },
+  { name: 'google', kinds: ['google'] },
+  { name: 'github', kinds: ['github', 'github-app'] },
+  { name: 'apple', kinds: ['apple'] },
 ];
 
 interface Values {
@@ -97,23 +98,13 @@ function fieldsOf(kind: Kind): Key[] {
   }
 }
 
-const LABELS: Record<Key, string> = {
-  enabled: 'Enabled',
-  clientID: 'Client ID',
-  clientSecret: 'Client secret',
-  redirectURI: 'Redirect URI',
-  issuerURL: 'Issuer URL',
-  teamID: 'Team ID',
-  keyID: 'Key ID',
-  privateKeyPEM: 'Private key (PEM)',
-  appID: 'App ID',
-};
-
 function blankView(): OAuthProviderView {
   return { enabled: false, clientID: '', clientSecretSet: false, teamID: '', keyID: '', privateKeyPEMSet: false, redirectURI: '', issuerURL: '', appID: '' };
 }
 
 function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: ProviderSpec; view: OAuthProviderView }) {
+  const { t } = useTranslation('oauth');
+  const title = t(`providers.${spec.name}.title`);
   const toast = useToast();
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<Kind>(spec.name === 'github' && view.appID ? 'github-app' : spec.kinds[0]);
@@ -137,7 +128,7 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
   const save = useMutation({
     mutationFn: (v: Values) => oauthApi.update(sectorID, { [spec.name]: inputOf(v) }),
     onSuccess: () => {
-      toast(`${spec.title} saved.`);
+      toast(t('saved', { title }));
       resetField('clientSecret', { defaultValue: '' });
       resetField('privateKeyPEM', { defaultValue: '' });
       void queryClient.invalidateQueries({ queryKey: ['oauth', sectorID] });
@@ -156,57 +147,57 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
   const shown = (['enabled', ...fieldsOf(kind)] as Key[]).map((key) => `providers.${spec.name}.${key}`);
   const secretState = (key: 'clientSecret' | 'privateKeyPEM') => {
     const stored = key === 'clientSecret' ? view.clientSecretSet : view.privateKeyPEMSet;
-    return stored ? 'One is stored (never shown). Leave blank to keep it; type a new one to replace it.' : 'None stored yet.';
+    return stored ? t('secretStored') : t('secretNone');
   };
   return (
-    <Section title={spec.title} id={`provider-${spec.name}`}>
+    <Section title={title} id={`provider-${spec.name}`}>
       <form aria-labelledby={headingId} noValidate onSubmit={handleSubmit((v) => { clearErrors(); save.mutate(v); })}>
-        <p className="muted">{spec.intro}</p>
+        <p className="muted">{t(`providers.${spec.name}.intro`)}</p>
         <p className="actions">
           <span>
-            Redirect URI to register at {spec.name === 'oidc' ? 'the provider' : spec.name === 'apple' ? 'Apple' : spec.title}: <code>{callback}</code>
+            {t('registerAt', { where: t(`providers.${spec.name}.where`) })} <code>{callback}</code>
           </span>
-          <CopyButton value={callback} name={`Copy the ${spec.title} redirect URI`} />
+          <CopyButton value={callback} name={t('copyRedirect', { title })} />
         </p>
-        <ErrorMessage error={save.error} title={`${spec.title} was not saved.`} fields={shown} />
+        <ErrorMessage error={save.error} title={t('notSaved', { title })} fields={shown} />
         {spec.kinds.length > 1 ? (
           <fieldset>
-            <legend>GitHub integration</legend>
+            <legend>{t('github.integration')}</legend>
             <div className="field-check">
               <input type="radio" id={`${spec.name}-kind-oauth`} name={`${spec.name}-kind`} checked={kind === 'github'} onChange={() => setKind('github')} />
-              <label htmlFor={`${spec.name}-kind-oauth`}>OAuth App (client secret)</label>
+              <label htmlFor={`${spec.name}-kind-oauth`}>{t('github.oauthApp')}</label>
             </div>
             <div className="field-check">
               <input type="radio" id={`${spec.name}-kind-app`} name={`${spec.name}-kind`} checked={kind === 'github-app'} onChange={() => setKind('github-app')} />
-              <label htmlFor={`${spec.name}-kind-app`}>GitHub App (app ID and private key)</label>
+              <label htmlFor={`${spec.name}-kind-app`}>{t('github.app')}</label>
             </div>
           </fieldset>
         ) : null}
-        <Checkbox label={`Enable ${spec.title}`} error={errors.enabled?.message} {...register('enabled')} />
+        <Checkbox label={t('enable', { title })} error={errors.enabled?.message} {...register('enabled')} />
         <div className="provider-grid">
           {fieldsOf(kind).map((key) => {
-            const label = `${spec.title}: ${LABELS[key]}`;
+            const label = t('fieldLabel', { title, field: t(`fields.${key}`) });
             if (key === 'privateKeyPEM') {
               return (
-                <Field key={key} label={label} hint={`${kind === 'apple' ? 'The EC P-256 key (.p8).' : 'The app’s RSA key.'} ${secretState('privateKeyPEM')}`} error={errors.privateKeyPEM?.message}>
-                  {(p) => <TextArea {...p} rows={3} autoComplete="off" spellCheck={false} placeholder={view.privateKeyPEMSet ? '(stored; leave blank to keep)' : '-----BEGIN PRIVATE KEY-----'} {...register('privateKeyPEM')} />}
+                <Field key={key} label={label} hint={`${kind === 'apple' ? t('appleKey') : t('rsaKey')} ${secretState('privateKeyPEM')}`} error={errors.privateKeyPEM?.message}>
+                  {(p) => <TextArea {...p} rows={3} autoComplete="off" spellCheck={false} placeholder={view.privateKeyPEMSet ? t('storedPlaceholder') : '-----BEGIN PRIVATE KEY-----'} {...register('privateKeyPEM')} />}
                 </Field>
               );
             }
             if (key === 'clientSecret') {
               return (
                 <Field key={key} label={label} hint={secretState('clientSecret')} error={errors.clientSecret?.message}>
-                  {(p) => <TextInput {...p} type="password" autoComplete="new-password" placeholder={view.clientSecretSet ? '(stored; leave blank to keep)' : ''} {...register('clientSecret')} />}
+                  {(p) => <TextInput {...p} type="password" autoComplete="new-password" placeholder={view.clientSecretSet ? t('storedPlaceholder') : ''} {...register('clientSecret')} />}
                 </Field>
               );
             }
             const hint =
               key === 'redirectURI'
-                ? `Register this at the provider: ${callback}`
+                ? t('redirectHint', { callback })
                 : key === 'issuerURL'
-                  ? 'https://… (discovery at /.well-known/openid-configuration; its endpoints must be on the same host).'
+                  ? t('issuerHint')
                   : key === 'clientID' && kind === 'apple'
-                    ? 'The Services ID.'
+                    ? t('servicesID')
                     : undefined;
             return (
               <Field key={key} label={label} hint={hint} error={errors[key]?.message}>
@@ -217,30 +208,31 @@ function ProviderForm({ sectorID, spec, view }: { sectorID: string; spec: Provid
         </div>
         <div className="actions">
           <Button type="submit" variant="primary" busy={save.isPending}>
-            Save {spec.title}
+            {t('save', { title })}
           </Button>
           <Button busy={test.isPending && test.variables === undefined} disabled={test.isPending} onClick={() => test.mutate(undefined)}>
-            Test {spec.title}
+            {t('testSaved', { title })}
           </Button>
           <Button busy={test.isPending && test.variables !== undefined} disabled={test.isPending} onClick={() => test.mutate(inputOf(getValues()))}>
-            Test before saving
+            {t('testTyped')}
           </Button>
         </div>
-        <ErrorMessage error={test.error} title={`${spec.title} could not be tested.`} />
-        {test.data && !test.isPending ? <TestResult title={spec.title} result={test.data} /> : null}
+        <ErrorMessage error={test.error} title={t('testFailed', { title })} />
+        {test.data && !test.isPending ? <TestResult title={title} result={test.data} /> : null}
       </form>
     </Section>
   );
 }
 
 export default function OAuthPage() {
+  const { t } = useTranslation('oauth');
   const sectorID = useSectorID();
   const providers = useQuery({ queryKey: ['oauth', sectorID], queryFn: () => oauthApi.read(sectorID), enabled: !!sectorID });
   return (
-    <Page title="Social login">
+    <Page title={t('title')}>
       <SectorLead sectorID={sectorID} />
-      {providers.isPending ? <Loading label="Loading the providers…" /> : null}
-      <ErrorMessage error={providers.error} title="The providers could not be loaded." />
+      {providers.isPending ? <Loading label={t('loading')} /> : null}
+      <ErrorMessage error={providers.error} title={t('loadFailed')} />
       {providers.data
         ? PROVIDERS.map((spec) => (
             <ProviderForm key={`${sectorID}:${spec.name}`} sectorID={sectorID} spec={spec} view={providers.data.providers[spec.name] ?? blankView()} />
