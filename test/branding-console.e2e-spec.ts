@@ -1,8 +1,10 @@
 /**
  * A branded sector's public pages in a real browser (Debian's chromium through
  * playwright-core), against the real service on a real PostgreSQL: the sector's name,
- * logo, favicon, colours in light and dark mode and legal links on its sign-in page and,
- * once signed in, its account page; a sector without branding keeps the built-in look.
+ * logo, favicon, colours in light and dark mode and legal links on its sign-in page (in
+ * English and German), its sign-up, forgot-password and mailed-link pages and, once signed
+ * in, its account page; the console's settings edit the look; a sector without branding
+ * keeps the built-in look.
  * axe finds no serious or critical violation in either mode (the service refused
  * colours that would have failed contrast when they were saved); screenshots go to
  * test-artifacts/screenshots/branded-*.png.
@@ -64,6 +66,7 @@ describe('a branded sector’s pages, in chromium', () => {
         TermsURL: 'https://shop.example/terms',
         PrivacyURL: 'https://shop.example/privacy',
         SupportEmail: 'help@shop.example',
+        SelfSignUpAllowed: true,
       });
     expect(settings.status).toBe(200);
     for (const [asset, bytes] of [['logo', png(160, 40, PRIMARY)], ['favicon', ico(32)]] as const) {
@@ -158,6 +161,26 @@ describe('a branded sector’s pages, in chromium', () => {
     await page.getByLabel('Replace the logo').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
     await page.getByText(/this is an SVG image \(it may carry script\)/).waitFor();
     await checkAccessibleScreen(page, 'branding-settings', SHOTS);
+  });
+
+  it('the sign-up, forgot-password and mailed-link pages wear the look too, clean for axe in light and dark mode', async () => {
+    const pages = [
+      ['account/signup', 'sign-up'],
+      ['account/forgot-password', 'forgot-password'],
+      ['reset-password?token=not-a-real-token', 'reset-link'],
+    ] as const;
+    // The primary colour as stored now (the settings test before this one changed it).
+    const primary = (await t.http().get(`/api/v1/sectors/${sector}/settings`).set(admin())).body.BrandPrimaryColor as string;
+    for (const [path, name] of pages) {
+      const page = await openPage();
+      await page.goto(`${t.baseUrl}/t/${tenant.slug}/${sectorSlug}/${path}`);
+      await page.getByRole('banner').getByRole('img', { name: 'Acme Shop' }).waitFor();
+      expect(await cssVar(page, '--accent')).toBe(primary);
+      await expect(page.getByRole('link', { name: 'Privacy policy' }).getAttribute('href')).resolves.toBe('https://shop.example/privacy');
+      await checkAccessibleScreen(page, `branded-${name}`, SHOTS);
+      // The reset page names its kind from its address, even when a link lost its type.
+      if (name === 'reset-link') await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    }
   });
 
   it('a sector without branding keeps the built-in look', async () => {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { accountApi } from '../account/accountApi';
 import { ApiError, type SessionTokens } from '../api/client';
@@ -14,19 +14,30 @@ type LinkType = 'invitation' | 'password-reset' | 'magic-link' | 'email-verifica
 
 const LINK_TYPES: readonly string[] = ['password-reset', 'magic-link', 'email-verification', 'email-change'];
 
+/** The service's own link pages, each of one kind: a link that lost its `type` still opens the right form. */
+const TYPE_OF_PAGE: Record<string, LinkType> = {
+  '/invite': 'invitation',
+  '/reset-password': 'password-reset',
+  '/magic-link': 'magic-link',
+  '/verify-email': 'email-verification',
+  '/confirm-email': 'email-change',
+};
+
 /**
  * The page the service's mails link to when the sector's MagicLinkURL points at
  * `/account/link`: `?token=…` (an invitation), `&type=password-reset`,
- * `&type=magic-link`, `&type=email-verification` or `&type=email-change`. Nothing
- * is used up until the user acts (mail scanners that open links do no harm).
+ * `&type=magic-link`, `&type=email-verification` or `&type=email-change`; on the
+ * service's own pages (`/reset-password`, …) the page names the kind when `type` is
+ * missing. Nothing is used up until the user acts (mail scanners that open links do no harm).
  */
 export function LinkPage() {
   const { t } = useTranslation('signin');
   const [params] = useSearchParams();
   const { sectorID } = useSignInContext();
   const token = params.get('token') ?? '';
+  const { pathname } = useLocation();
   const rawType = params.get('type') ?? '';
-  const type: LinkType = LINK_TYPES.includes(rawType) ? (rawType as LinkType) : 'invitation';
+  const type: LinkType = LINK_TYPES.includes(rawType) ? (rawType as LinkType) : (TYPE_OF_PAGE[pathname] ?? 'invitation');
   const finishHere = useFinishSignIn('account', '/account');
   const navigate = useNavigate();
   // A sign-in link asked for on an app's sign-in request continues that request: the sign-in goes back to its page.
