@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useForm, useWatch, type UseFormRegister, type FieldErrors } from 'react-hook-form';
+import { get, useForm, useWatch, type UseFormRegister, type FieldErrors } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { Button, Checkbox, EmptyState, ErrorMessage, Field, Loading, Page, Section, Select, TextArea, TextInput, useToast } from '../../ui';
@@ -149,13 +149,6 @@ function SettingInput({ spec, register, errors, sectorID }: { spec: FieldSpec; r
   );
 }
 
-/** The error react-hook-form holds for a field by its dotted name. */
-function errorAt(errors: FieldErrors<FormValues>, name: TemplateField): string | undefined {
-  let at: unknown = errors;
-  for (const part of name.split('.')) at = (at as Record<string, unknown> | undefined)?.[part];
-  return (at as { message?: string } | undefined)?.message;
-}
-
 function TemplateEditor({
   group,
   register,
@@ -179,22 +172,23 @@ function TemplateEditor({
   const title = t(`templates.${group.kind}.title`);
   const short = t(`templates.${group.kind}.short`);
   const field = (key: SettingKey) => templateField(language, defaultLanguage, key);
+  const errorAt = (name: TemplateField) => (get(errors, name) as { message?: string } | undefined)?.message;
   const text = (key: SettingKey) => (language === defaultLanguage ? String(values[key] ?? '') : (values.localized?.[language]?.[key] ?? ''));
   return (
     <Section title={title} id={`tpl-${group.kind}`}>
       <div className="template-grid">
         <div className="template-grid__inputs">
-          <Field label={t('templates.subject', { short })} hint={hint} error={errorAt(errors, field(group.subject))}>
+          <Field label={t('templates.subject', { short })} hint={hint} error={errorAt(field(group.subject))}>
             {(p) => <TextInput {...p} maxLength={SUBJECT_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.subject))} />}
           </Field>
-          <Field label={t('templates.text', { short })} error={errorAt(errors, field(group.text))}>
+          <Field label={t('templates.text', { short })} error={errorAt(field(group.text))}>
             {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.text))} />}
           </Field>
-          <Field label={t('templates.html', { short })} hint={t('templates.htmlHint')} error={errorAt(errors, field(group.html))}>
+          <Field label={t('templates.html', { short })} hint={t('templates.htmlHint')} error={errorAt(field(group.html))}>
             {(p) => <TextArea {...p} rows={6} maxLength={TEMPLATE_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.html))} />}
           </Field>
           {group.sms ? (
-            <Field label={t('templates.sms')} hint={t('templates.smsHint', { max: SMS_MAX })} error={errorAt(errors, field(group.sms))}>
+            <Field label={t('templates.sms')} hint={t('templates.smsHint', { max: SMS_MAX })} error={errorAt(field(group.sms))}>
               {(p) => <TextArea {...p} rows={2} maxLength={SMS_MAX} spellCheck={false} placeholder={builtIn} {...register(field(group.sms!))} />}
             </Field>
           ) : null}

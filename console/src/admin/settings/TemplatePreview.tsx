@@ -1,11 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import { i18n } from '../../i18n';
 import { errorText } from '../../ui';
 import { settingsApi } from '../adminApi';
 import type { MessageKind, TemplatePreview, TemplatePreviewBody } from '../types';
+import { useDebounced } from '../util';
 
 /** How long typing must pause before the preview asks the service again. */
 const DEBOUNCE_MS = 300;
@@ -20,16 +21,6 @@ export interface PreviewTemplates {
 }
 
 type Part = 'subject' | 'text' | 'html' | 'sms';
-
-/** `value`, once it has stayed the same for `delay` ms. */
-function useDebounced<T>(value: T, delay: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), delay);
-    return () => clearTimeout(timer);
-  }, [value, delay]);
-  return settled;
-}
 
 /** The query key of every preview of a sector (the settings page refreshes them after a save). */
 export const previewKey = (sectorID: string) => ['template-preview', sectorID] as const;
