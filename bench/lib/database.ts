@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -77,6 +77,24 @@ export class BenchDatabases {
   async sessions(prefix: string): Promise<number> {
     const { rows } = await this.admin.query<{ n: string }>(`SELECT coalesce(sum(sessions), 0)::bigint AS n FROM pg_stat_database WHERE starts_with(datname, $1)`, [prefix]);
     return Number(rows[0].n);
+  }
+
+  /** Bytes of the largest database of a deployment (its main database aside): what one more tenant database costs. */
+  async largestTenantDatabaseBytes(prefix: string): Promise<number> {
+    const { rows } = await this.admin.query<{ n: string | null }>(
+      `SELECT max(pg_database_size(datname))::bigint AS n FROM pg_database WHERE starts_with(datname, $1) AND datname <> $1`,
+      [prefix],
+    );
+    return Number(rows[0].n ?? 0);
+  }
+
+  /** Free bytes on the file system of the server's data directory, when it is on this machine (else null). */
+  async freeDiskBytes(): Promise<number | null> {
+    const { rows } = await this.admin.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
+    const dir = rows[0]?.dir;
+    if (!dir || !existsSync(dir)) return null;
+    const fs = statfsSync(dir);
+    return fs.bavail * fs.bsize;
   }
 
   async close(): Promise<void> {

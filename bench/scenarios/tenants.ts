@@ -17,7 +17,8 @@ import {
   userPasswordHash,
 } from '../lib/fixture';
 import { call, jwtClaims, ok } from '../lib/http';
-import { figures, LoadFigures, percentile, rotating, runLoad, sleep } from '../lib/load';
+import { LoadFigures, percentile, sleep } from '../lib/load';
+import { runPrebuiltLoad } from '../lib/prebuilt-load';
 import { fmt, log, ratioOf, Row, times } from '../lib/report';
 import { deployment, ServiceInstance, startService } from '../lib/service';
 import { bcryptPerSecond, loginSeconds } from './login';
@@ -45,6 +46,8 @@ RETURNING username`;
 
 /** Tenants whose storage a fresh connection is timed on (the connect cost of a miss). */
 const CONNECT_SAMPLES = 50;
+/** Time left after the connect samples for the server's last backends to exit (their CPU is counted). */
+const CONNECT_SETTLE_MS = 300;
 
 async function inParallel<T, R>(items: T[], parallel: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -173,6 +176,27 @@ async function seedUsers(mainUrl: string, tenants: TenantFixture[], storages: Ma
   return out;
 }
 
+/** Disk kept free beyond the tenant databases' estimate (WAL, sessions, the server's own files). */
+const DISK_RESERVE_BYTES = 4 * 2 ** 30;
+/** Growth of a tenant database past its freshly provisioned size (seeded users, sessions, audit rows). */
+const DATABASE_GROWTH = 1.2;
+
+const gib = (bytes: number) => fmt(bytes / 2 ** 30, 1);
+
+/**
+ * Whether `tenants` databases of the size of the deployment's largest tenant
+ * database so far (read after the first provisioning) fit on the server's disk with
+ * DISK_RESERVE_BYTES to spare; when the data directory is not on this machine the
+ * answer is yes. Pooled mode at ten thousand tenants needs tens of gigabytes:
+ * PostgreSQL's catalogue alone is about 7.5 MB per database.
+ */
+async function diskRoom(dbs: BenchContext['dbs'], prefix: string, tenants: number): Promise<{ fits: boolean; perDatabaseBytes: number; neededBytes: number; freeBytes: number | null }> {
+  const perDatabaseBytes = await dbs.largestTenantDatabaseBytes(prefix);
+  const freeBytes = await dbs.freeDiskBytes();
+  const neededBytes = Math.ceil((tenants - 1) * perDatabaseBytes * DATABASE_GROWTH);
+  return { fits: freeBytes === null || neededBytes + DISK_RESERVE_BYTES <= freeBytes, perDatabaseBytes, neededBytes, freeBytes };
+}
+
 /** Seconds without load over which the database's own CPU use is measured (before the login load). */
 const IDLE_SECONDS = 3;
 
@@ -252,12 +276,24 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     await platform;
     log(`tenants (${mode}): provisioning ${config.tenants} tenants, ${PARALLEL} at a time`);
     let t0 = performance.now();
-    let done = 0;
-    const tenants = await inParallel(Array.from({ length: config.tenants }), PARALLEL, async () => {
+    let done = 1;
+    const first = await provisionTenant(A, await platformToken(), 'scale', false);
+    if (mode === 'pooled') {
+      const room = await diskRoom(dbs, db.name, config.tenants);
+      out.disk = room;
+      if (!room.fits) {
+        const message = `${config.tenants} tenant databases need about ${gib(room.neededBytes)} GB of disk (${fmt(room.perDatabaseBytes / 2 ** 20, 1)} MB each), ${gib(room.freeBytes ?? 0)} GB are free: mode skipped`;
+        log(`tenants (${mode}): ${message}`);
+        report.row({ metric: label(`${config.tenants} tenants`), value: 'skipped', baseline: message, ratio: '', goal: '', pass: null });
+        return;
+      }
+    }
+    const rest = await inParallel(Array.from({ length: config.tenants - 1 }), PARALLEL, async () => {
       const t = await provisionTenant(A, await platformToken(), 'scale', false);
       if (++done % 100 === 0) log(`tenants (${mode}): ${done} provisioned`);
       return t;
     });
+    const tenants = [first, ...rest];
     const provisionSeconds = (performance.now() - t0) / 1000;
     out.provision = { seconds: provisionSeconds, tenantsPerSecond: config.tenants / provisionSeconds };
     log(`tenants (${mode}): ${config.tenants} provisioned in ${fmt(provisionSeconds, 1)} s`);
@@ -337,14 +373,18 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
       sessions[name] = (await dbs.sessions(db.name)) - s0;
       return result;
     };
+    // Prebuilt requests (runPrebuiltLoad): rotating over thousands of tokens costs the generator no more than one fixed request.
     const introspect = (rotation: string[], duration: number) =>
-      runLoad({
+      runPrebuiltLoad({
         url: `${A}/api/v1/introspect`,
-        method: 'POST',
         connections: config.connections,
         duration,
-        headers: { 'content-type': 'application/json' },
-        requests: rotating(rotation, (token) => ({ headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ token }) })),
+        requests: rotation.map((token) => ({
+          method: 'POST',
+          path: '/api/v1/introspect',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ token }),
+        })),
       });
     const one = Math.floor(Math.random() * tenants.length);
     const oneTokens = perTenant[one].map((u) => u.token);
@@ -358,26 +398,27 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
       await introspect(allTokens, 2);
       phase = 'one tenant';
       log(`tenants (${mode}): introspection over the ${oneTokens.length} users of one tenant, ${config.connections} connections`);
-      single = figures(await counted('oneTenant', () => introspect(oneTokens, config.seconds)));
+      single = await counted('oneTenant', () => introspect(oneTokens, config.seconds));
       phase = 'all tenants';
       log(`tenants (${mode}): introspection over all ${tenants.length} tenants × ${users} users`);
-      spread = figures(await counted('allTenants', () => introspect(allTokens, config.seconds)));
+      spread = await counted('allTenants', () => introspect(allTokens, config.seconds));
       // The database's CPU with no load at all (autovacuum visiting a thousand databases or tables, checkpoints): what the loads' figures include anyway.
       phase = 'idle';
       await counted('idle', () => sleep(IDLE_SECONDS * 1000));
       phase = 'logins';
       log(`tenants (${mode}): logins over the admins of all ${tenants.length} tenants, ${loginConnections} connections`);
-      logins = figures(
-        await counted('logins', () =>
-          runLoad({
+      logins = await counted('logins', () =>
+        runPrebuiltLoad({
           url: `${A}/api/v1/login/password`,
-          method: 'POST',
           connections: loginConnections,
           duration: loginSeconds(ctx),
-          headers: { 'content-type': 'application/json' },
-          requests: rotating(tenants, (t) => ({ body: JSON.stringify({ username: t.adminEmail, password: TENANT_ADMIN_PASSWORD, sectorID: t.sectorID }) })),
-          }),
-        ),
+          requests: tenants.map((t) => ({
+            method: 'POST',
+            path: '/api/v1/login/password',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ username: t.adminEmail, password: TENANT_ADMIN_PASSWORD, sectorID: t.sectorID }),
+          })),
+        }),
       );
     } finally {
       sampling = false;
@@ -429,7 +470,10 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     out.relayAfterRevocation = relayAfterRevocation;
 
     // What a miss costs beyond its query when the tenant's pool is closed: a new connection to its storage (and, in schema mode, its search_path).
+    // Its CPU too: the machine's busy time over the samples less the benchmark's own and the idle rate measured before
+    // the login load, per connection (the server's side of a connection's start and end, mostly).
     const connectMs: number[] = [];
+    const [connectBusy0, connectBench0, connectT0] = [machineBusyMs(), process.cpuUsage(), performance.now()];
     for (let i = 0; i < CONNECT_SAMPLES; i++) {
       const ref = storages.get(tenants[Math.floor(Math.random() * tenants.length)].tenantID)!;
       const c0 = performance.now();
@@ -438,10 +482,14 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
       connectMs.push(performance.now() - c0);
       await client.end();
     }
-    out.connectOnMissMs = { p50: percentile(connectMs, 50), p99: percentile(connectMs, 99), samples: CONNECT_SAMPLES };
+    await sleep(CONNECT_SETTLE_MS); // the last backends' exit
+    const connectBench = process.cpuUsage(connectBench0);
+    const idleRate = cpu.idle.othersMs / (IDLE_SECONDS * 1000);
+    const connectCpuMs = Math.max(0, machineBusyMs() - connectBusy0 - (connectBench.user + connectBench.system) / 1000 - idleRate * (performance.now() - connectT0)) / CONNECT_SAMPLES;
+    out.connectOnMissMs = { p50: percentile(connectMs, 50), p99: percentile(connectMs, 99), cpuMs: connectCpuMs, samples: CONNECT_SAMPLES };
     report.row({
       metric: label(`connect cost of a miss on a closed tenant pool (${CONNECT_SAMPLES} random tenants)`),
-      value: `p50 ${fmt(percentile(connectMs, 50), 1)} ms, p99 ${fmt(percentile(connectMs, 99), 1)} ms`,
+      value: `p50 ${fmt(percentile(connectMs, 50), 1)} ms, p99 ${fmt(percentile(connectMs, 99), 1)} ms; CPU ${fmt(connectCpuMs, 1)} ms a connection (start and end, outside the benchmark)`,
       baseline: '',
       ratio: '',
       goal: '',
