@@ -11,6 +11,9 @@ export interface RotatedKeys {
   newRsaKid?: string;
 }
 
+/** What is published of a signing key: its id, tenant and public half. */
+export type PublishedKey = Pick<SigningKeyEntity, 'kid' | 'tenantId' | 'publicJwk'>;
+
 /** A tenant's signing key pair; the private half sealed with MASTER_KEY. */
 @Entity({ name: 'signing_keys' })
 export class SigningKeyEntity {
