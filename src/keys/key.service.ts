@@ -7,9 +7,9 @@ import { EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantDirectory } from '../tenancy/tenant-directory';
-import { RotatedKeys, SigningAlg, SigningKeyEntity } from '../tenancy/signing-key.entity';
+import { PublishedKey, RotatedKeys, SigningAlg, SigningKeyEntity } from '../tenancy/signing-key.entity';
 import { TenantEntity } from '../tenancy/tenant.entity';
-import { DirectoryChanges } from '../tenancy/directory-changes';
+import { DirectoryChanges, KEYS_CHANGE } from '../tenancy/directory-changes';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -48,7 +48,7 @@ export type PrivateJwk = Record<string, string | string[]>;
 export class KeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Keys');
   private publicKeys = new Map<string, PublicKeyEntry>();
-  private jwksCache: Jwks = { keys: [] };
+  private jwksCache: Jwks | undefined;
   private readonly privateKeys = new Map<string, KeyObject>();
   private readonly ttlSeen = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -65,6 +65,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     // A key stored by any instance (provisioning, rotation) is published here as soon as it commits.
     changes.subscribe((what) => {
       if (what === 'keys' || what === '*') void this.reload().catch((e: Error) => this.logger.warn(`Key refresh failed: ${e.message}`));
+      else if (what.startsWith(KEYS_CHANGE)) void this.reloadTenant(what.slice(KEYS_CHANGE.length)).catch((e: Error) => this.logger.warn(`Key refresh failed: ${e.message}`));
     });
   }
 
@@ -101,18 +102,39 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     this.reloading = (async () => {
       const rows = await this.directoryRepo.publishedSigningKeys(RETIRED_MARGIN_SECONDS);
       const next = new Map<string, PublicKeyEntry>();
-      for (const row of rows) {
-        const previous = this.publicKeys.get(row.kid);
-        next.set(row.kid, previous ?? { kid: row.kid, tenantId: row.tenantId, jwk: row.publicJwk, key: createPublicKey({ key: row.publicJwk, format: 'jwk' }) });
-      }
-      this.publicKeys = next;
-      this.jwksCache = { keys: rows.map((r) => r.publicJwk) };
+      for (const row of rows) next.set(row.kid, this.entryOf(row));
+      this.publish(next);
       this.lastReload = Date.now();
     })().finally(() => (this.reloading = undefined));
     return this.reloading;
   }
 
+  /**
+   * Reloads one tenant's published keys (a key it stored, announced by any instance),
+   * after a full reload under way: that one may have read the keys before the new
+   * one committed, and must not publish last.
+   */
+  private async reloadTenant(tenantId: string): Promise<void> {
+    await this.reloading?.catch(() => undefined);
+    const rows = await this.directoryRepo.publishedSigningKeys(RETIRED_MARGIN_SECONDS, tenantId);
+    const next = new Map<string, PublicKeyEntry>();
+    for (const [kid, entry] of this.publicKeys) if (entry.tenantId !== tenantId) next.set(kid, entry);
+    for (const row of rows) next.set(row.kid, this.entryOf(row));
+    this.publish(next);
+  }
+
+  private entryOf(row: PublishedKey): PublicKeyEntry {
+    return this.publicKeys.get(row.kid) ?? { kid: row.kid, tenantId: row.tenantId, jwk: row.publicJwk, key: createPublicKey({ key: row.publicJwk, format: 'jwk' }) };
+  }
+
+  private publish(keys: Map<string, PublicKeyEntry>): void {
+    this.publicKeys = keys;
+    this.jwksCache = undefined;
+  }
+
+  /** Every tenant's published public keys (built again only after the keys changed). */
   jwks(): Jwks {
+    this.jwksCache ??= { keys: Array.from(this.publicKeys.values(), (entry) => entry.jwk) };
     return this.jwksCache;
   }
 

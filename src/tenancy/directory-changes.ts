@@ -8,6 +8,13 @@ const RECONNECT_MS = 2_000;
 export const DIRECTORY_CHANNEL = 'iam_directory';
 /** The directory announcement of a changed tenant row (a move to another server): `tenant:<id>`. */
 export const TENANT_CHANGE = 'tenant:';
+/**
+ * The directory announcement of a tenant's new signing key: `keys:<tenant id>`. An
+ * instance reads that tenant's keys again, not every tenant's (provisioning ten
+ * thousand tenants would otherwise read the whole key table ten thousand times).
+ * A bare `keys` (an older instance) still means every tenant's.
+ */
+export const KEYS_CHANGE = 'keys:';
 
 /**
  * Every instance learns of directory changes made by any instance: one

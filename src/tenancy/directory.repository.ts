@@ -10,7 +10,7 @@ import { SectorDirectoryEntity } from './sector-directory.entity';
 import { PublishedKey, RotatedKeys, SigningAlg, SigningKeyEntity } from './signing-key.entity';
 import { TenantEntity } from './tenant.entity';
 import { rowsOf } from './tenant-db';
-import { DIRECTORY_CHANNEL, DirectoryChanges, TENANT_CHANGE } from './directory-changes';
+import { DIRECTORY_CHANNEL, DirectoryChanges, KEYS_CHANGE, TENANT_CHANGE } from './directory-changes';
 import type { TenantLocation } from './tenant.entity';
 
 /** A tenant move under way (servers by name; null: the main database's server). */
@@ -210,25 +210,25 @@ export class DirectoryRepository {
 
   // ---- signing keys -----------------------------------------------------------
 
-  /** Stores a new signing key in `em`'s transaction. */
-  /** Stores a signing key in `em`'s transaction; every instance hears of it once that commits. */
+  /** Stores a signing key in `em`'s transaction; every instance hears of it (`keys:<tenant id>`) once that commits. */
   async insertSigningKey(em: EntityManager, row: SigningKeyEntity): Promise<void> {
     await em.getRepository(SigningKeyEntity).insert(row);
-    await this.announce(em, 'keys');
+    await this.announce(em, `${KEYS_CHANGE}${row.tenantId}`);
   }
 
   /**
    * The keys to publish, oldest first: current ones, and retired ones until
    * `retired_at + max_token_ttl_seconds + retiredMarginSeconds`.
    */
-  publishedSigningKeys(retiredMarginSeconds: number): Promise<PublishedKey[]> {
+  publishedSigningKeys(retiredMarginSeconds: number, tenantId?: string): Promise<PublishedKey[]> {
     // Public halves only, as plain rows: every instance reads every tenant's keys on a schedule, so neither the sealed
     // private halves nor the ORM's hydration of ten thousand rows belong in this read.
     return this.main.query(
       `SELECT kid, tenant_id AS "tenantId", public_jwk AS "publicJwk" FROM signing_keys
-       WHERE retired_at IS NULL OR retired_at + make_interval(secs => max_token_ttl_seconds + $1) > now()
+       WHERE (retired_at IS NULL OR retired_at + make_interval(secs => max_token_ttl_seconds + $1) > now())
+         AND ($2::uuid IS NULL OR tenant_id = $2::uuid)
        ORDER BY created_at`,
-      [Math.trunc(retiredMarginSeconds)],
+      [Math.trunc(retiredMarginSeconds), tenantId ?? null],
     );
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MAIN_DATA_SOURCE } from '../database/tokens';
-import { DirectoryChanges, TENANT_CHANGE } from './directory-changes';
+import { DirectoryChanges, KEYS_CHANGE, TENANT_CHANGE } from './directory-changes';
 import { SectorDirectoryEntity } from './sector-directory.entity';
 import { TenantEntity } from './tenant.entity';
 import { DomainError } from '../common/errors/domain-error';
@@ -34,10 +34,11 @@ export class TenantDirectory {
   private platformId: string | undefined;
 
   constructor(@Inject(MAIN_DATA_SOURCE) private readonly main: DataSource, changes: DirectoryChanges) {
-    // A tenant row changed by any instance or command (a move to another server): read it again at once.
+    // A tenant row changed by any instance or command (a move to another server, a new key): read it again at once.
     changes.subscribe((what) => {
       if (what === '*' || what === 'keys') this.tenants.clear();
       else if (what.startsWith(TENANT_CHANGE)) this.tenants.delete(what.slice(TENANT_CHANGE.length));
+      else if (what.startsWith(KEYS_CHANGE)) this.tenants.delete(what.slice(KEYS_CHANGE.length));
     });
   }
 
