@@ -18,8 +18,12 @@ export const BATCH_BUDGET_MS = 60_000;
 export const SEND_TIMEOUT_MS = 30_000;
 /** Tenants whose outboxes are worked on at once (each holds one of its pool's connections). */
 const PARALLEL_TENANTS = 4;
-/** Of those, how many the sweep of every tenant may use, so that hinted tenants are not held up behind it. */
-const SWEEP_PARALLEL = 2;
+/**
+ * The sweep of every tenant visits at least this many tenants a second, and no
+ * more than it takes to end within half the sweep interval: ten thousand tenants
+ * are looked at over half an hour, not in one burst that competes with requests.
+ */
+const SWEEP_MIN_RATE = 5;
 /**
  * Sends what the tenants' outboxes hold: every registered queue (mail and SMS,
  * webhook deliveries; see OutboxQueue). Which outboxes it looks at:
@@ -31,6 +35,7 @@ const SWEEP_PARALLEL = 2;
  * - every tenant in the directory once at start and every MAIL_SWEEP_INTERVAL_MS
  *   (an hour), which only matters for a hint lost to a crash between a commit and
  *   its kick; the sweep writes the hints of the tenants it finds with pending rows.
+ *   It visits one tenant at a time, paced over half the interval (SWEEP_MIN_RATE).
  * Each queue reschedules its own failed deliveries (mail with exponential
  * backoff, never dropped; webhooks on WEBHOOK_RETRY_SCHEDULE). Queues claim rows
  * with SKIP LOCKED and a lease, so any number of instances can run this.
@@ -52,6 +57,8 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The last poll took as many hints as it asked for: more may be due, so the next pass to end polls again. */
   private backlog = false;
   private sweeping: Promise<void> | undefined;
+  /** Ends the sweep's current pause (at shutdown). */
+  private endPause: (() => void) | undefined;
   private readonly queues: OutboxQueue[] = [];
 
   constructor(
@@ -94,6 +101,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.pollTimer);
     clearInterval(this.sweepTimer);
     for (const wake of this.waiting.splice(0)) wake();
+    this.endPause?.();
     const inFlight = Promise.allSettled([...this.running.values(), this.sweeping, this.polling]);
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SEND_TIMEOUT_MS + 5_000)));
@@ -125,19 +133,21 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     })();
   }
 
-  /** Every tenant of the directory, SWEEP_PARALLEL at a time; one tenant's failure does not stop the others. */
+  /**
+   * Every tenant of the directory, one at a time and paced (SWEEP_MIN_RATE); one
+   * tenant's failure does not stop the others.
+   */
   private sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
         const tenants = await this.directoryRepo.allTenants();
-        let next = 0;
-        const lane = async () => {
-          while (next < tenants.length && !this.stopping) {
-            const tenant = tenants[next++];
-            await this.run(tenant.id, tenant, true);
-          }
-        };
-        await Promise.all(Array.from({ length: SWEEP_PARALLEL }, lane));
+        const rate = Math.max(SWEEP_MIN_RATE, tenants.length / (this.config.mailSweepIntervalMs / 2 / 1000));
+        const started = Date.now();
+        for (const [i, tenant] of tenants.entries()) {
+          if (this.stopping) break;
+          await this.run(tenant.id, tenant, true);
+          await this.pause(started + ((i + 1) * 1000) / rate - Date.now());
+        }
       } catch (err) {
         this.logger.warn(`Outbox sweep failed: ${describeDeliveryError(err)}`);
       } finally {
@@ -145,6 +155,21 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
     })();
     return this.sweeping;
+  }
+
+  /** Waits `ms` (nothing when not positive), ended early by shutdown. */
+  private async pause(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopping) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.endPause = undefined;
+        resolve();
+      }, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   /**
