@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isUuid } from '../common/wire/wire';
 import { KeyService, SIGNING_ALG } from './key.service';
+import { setBounded } from '../common/bounded-map';
 
 /** The claims of an access token (docs/api.md, Credentials). */
 export interface AccessTokenClaims {
@@ -150,7 +151,7 @@ export class AccessTokenService {
     let claims: AccessTokenClaims;
     try {
       claims = await this.jwt.verifyAsync<AccessTokenClaims>(token, {
-        publicKey: entry.key as unknown as string, // jsonwebtoken accepts a KeyObject; the typings lag behind
+        publicKey: this.keys.verificationKey(entry) as unknown as string, // jsonwebtoken accepts a KeyObject; the typings lag behind
         algorithms: [SIGNING_ALG],
         issuer: this.config.publicUrl,
         clockTolerance: 0,
@@ -162,8 +163,7 @@ export class AccessTokenService {
       throw invalid();
     }
     if (claims.tenantID !== entry.tenantId || !isUuid(claims.sub) || !isUuid(claims.sectorID) || (claims.sid !== undefined && !isUuid(claims.sid))) throw invalid();
-    if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, { claims, kid });
+    setBounded(this.verified, token, { claims, kid }, VERIFIED_CACHE_MAX);
     return claims;
   }
 }

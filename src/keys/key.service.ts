@@ -10,6 +10,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory';
 import { PublishedKey, RotatedKeys, SigningAlg, SigningKeyEntity } from '../tenancy/signing-key.entity';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { DirectoryChanges, KEYS_CHANGE } from '../tenancy/directory-changes';
+import { recentlyUsed, setBounded } from '../common/bounded-map';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -21,13 +22,24 @@ export const SIGNING_KEY_SEAL = 'signing-key';
 const SEAL_PURPOSE = SIGNING_KEY_SEAL;
 const REFRESH_MS = 15_000;
 const UNKNOWN_KID_RELOAD_MS = 1_000;
+/**
+ * Private keys kept unsealed in memory, the most recently used: a key not among
+ * them is read and unsealed again when it next signs (a query and ~0.1 ms), so
+ * memory does not grow with the number of tenants an instance has signed for.
+ */
+const PRIVATE_KEYS_KEPT = 1_000;
+/**
+ * Public keys kept as key objects (OpenSSL's form, ~3 KB each), the most recently
+ * used; every published key stays in memory as its JWK (a few hundred bytes) and is
+ * made a key object again in ~20 µs when a token it signed is verified the first time.
+ */
+const VERIFICATION_KEYS_KEPT = 2_000;
 /** Extra time a retired key stays published, covering instances that had not yet seen the rotation. */
 const RETIRED_MARGIN_SECONDS = 300;
 
 export interface PublicKeyEntry {
   kid: string;
   tenantId: string;
-  key: KeyObject;
   jwk: Record<string, string>;
 }
 
@@ -50,6 +62,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   private publicKeys = new Map<string, PublicKeyEntry>();
   private jwksCache: Jwks | undefined;
   private readonly privateKeys = new Map<string, KeyObject>();
+  private readonly verificationKeys = new Map<string, KeyObject>();
   private readonly ttlSeen = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private lastReload = 0;
@@ -92,7 +105,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     row.privateKeySealed = this.box.seal(SEAL_PURPOSE, privateKey.export({ format: 'pem', type: 'pkcs8' }));
     row.maxTokenTtlSeconds = 0;
     row.retiredAt = null;
-    this.privateKeys.set(kid, privateKey);
+    setBounded(this.privateKeys, kid, privateKey, PRIVATE_KEYS_KEPT);
     return row;
   }
 
@@ -124,7 +137,7 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   private entryOf(row: PublishedKey): PublicKeyEntry {
-    return this.publicKeys.get(row.kid) ?? { kid: row.kid, tenantId: row.tenantId, jwk: row.publicJwk, key: createPublicKey({ key: row.publicJwk, format: 'jwk' }) };
+    return this.publicKeys.get(row.kid) ?? { kid: row.kid, tenantId: row.tenantId, jwk: row.publicJwk };
   }
 
   private publish(keys: Map<string, PublicKeyEntry>): void {
@@ -160,14 +173,17 @@ export class KeyService implements OnModuleInit, OnModuleDestroy {
     return this.publicKeys.get(kid);
   }
 
-  /** The private key of `kid`, unsealed once and kept in memory. */
+  /** The key object that verifies what `entry` signed, among the VERIFICATION_KEYS_KEPT most recently used. */
+  verificationKey(entry: PublicKeyEntry): KeyObject {
+    return recentlyUsed(this.verificationKeys, entry.kid, VERIFICATION_KEYS_KEPT, () => createPublicKey({ key: entry.jwk, format: 'jwk' }));
+  }
+
+  /** The private key of `kid`, unsealed and kept in memory among the PRIVATE_KEYS_KEPT most recently used. */
   async privateKey(kid: string): Promise<KeyObject> {
-    const cached = this.privateKeys.get(kid);
+    const cached = recentlyUsed(this.privateKeys, kid, PRIVATE_KEYS_KEPT);
     if (cached) return cached;
     const row = await this.directoryRepo.signingKey(kid);
-    const key = createPrivateKey(this.box.open(SEAL_PURPOSE, row.privateKeySealed));
-    this.privateKeys.set(kid, key);
-    return key;
+    return recentlyUsed(this.privateKeys, kid, PRIVATE_KEYS_KEPT, () => createPrivateKey(this.box.open(SEAL_PURPOSE, row.privateKeySealed)));
   }
 
   /**
