@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectoryRepository } from '../tenancy/directory.repository';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -57,8 +58,8 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The last poll took as many hints as it asked for: more may be due, so the next pass to end polls again. */
   private backlog = false;
   private sweeping: Promise<void> | undefined;
-  /** Ends the sweep's current pause (at shutdown). */
-  private endPause: (() => void) | undefined;
+  /** Aborted at shutdown: ends the sweep's pause between tenants. */
+  private readonly stopped = new AbortController();
   private readonly queues: OutboxQueue[] = [];
 
   constructor(
@@ -101,7 +102,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.pollTimer);
     clearInterval(this.sweepTimer);
     for (const wake of this.waiting.splice(0)) wake();
-    this.endPause?.();
+    this.stopped.abort();
     const inFlight = Promise.allSettled([...this.running.values(), this.sweeping, this.polling]);
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SEND_TIMEOUT_MS + 5_000)));
@@ -160,16 +161,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Waits `ms` (nothing when not positive), ended early by shutdown. */
   private async pause(ms: number): Promise<void> {
     if (ms <= 0 || this.stopping) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.endPause = undefined;
-        resolve();
-      }, ms);
-      this.endPause = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    await sleep(ms, undefined, { signal: this.stopped.signal }).catch(() => undefined);
   }
 
   /**
