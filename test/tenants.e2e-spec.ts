@@ -548,6 +548,26 @@ describe('tenant pools are bounded (pooled mode, TENANT_CONNECTIONS_MAX=2)', () 
     for (let i = 0; i < 40 && connections.openCount > 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect(connections.openCount).toBeLessThanOrEqual(2);
   });
+  it('never has the server hold more tenant connections than the bound, even while a retired pool closes', async () => {
+    const tenants: ProvisionedTenant[] = [];
+    for (let i = 0; i < 3; i++) tenants.push(await provisionTenant(t));
+    const connections = t.app.get(TenantConnections);
+    const directory = t.app.get(TenantDirectory);
+    const open = async (tenant: ProvisionedTenant) => connections.db((await directory.tenantById(tenant.tenantID))!);
+    const count = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE starts_with(datname, $1) AND application_name = 'iam-tenant'";
+    // Let the other pools close, then give the first tenant's connection something to do on its way out:
+    // a backend drops its temporary tables when it ends, and is counted by the server until it is gone.
+    await Promise.all(tenants.map((tenant) => connections.close(tenant.tenantID)));
+    const first = await open(tenants[0]);
+    await first.read(`DO $$ BEGIN FOR i IN 1..300 LOOP EXECUTE format('CREATE TEMP TABLE slow_exit_%s (id int PRIMARY KEY, v text)', i); END LOOP; END $$`, []);
+    await open(tenants[1]);
+    // The third pool makes room by retiring the first (the least recently used), and opens only once that
+    // connection has closed: its first query sees no more than the bound's two connections.
+    const third = await open(tenants[2]);
+    const [{ n }] = await third.read<{ n: number }>(count, [`${t.databaseName}_t_`]);
+    expect(n).toBeLessThanOrEqual(2);
+  });
+
   it('a handle given out before its pool is evicted keeps working', async () => {
     const tenants: ProvisionedTenant[] = [];
     for (let i = 0; i < 3; i++) tenants.push(await provisionTenant(t));

@@ -54,12 +54,16 @@ class OwnedPool extends EventEmitter implements RawPool {
   /**
    * Puts a new pool with this one's options, changed by `overrides`, in place at
    * once (before the first await), then ends the previous one: its idle
-   * connections close now, the ones in use when they are released.
+   * connections close now, the ones in use when they are released. Answers once
+   * every one of them is closed (node-postgres' `end` answers when the pool lets
+   * go of its clients, before their connections have closed).
    */
   async replace(overrides: Partial<PoolOptions>): Promise<void> {
     const old = this.current;
     this.current = this.open({ ...this.options, ...overrides });
+    const closed = closedConnections(old, old.idleCount);
     await old.end();
+    await closed;
   }
 
   private open(options: PoolOptions): Pool {
@@ -67,6 +71,17 @@ class OwnedPool extends EventEmitter implements RawPool {
     pool.on('error', this.forwardError);
     return pool;
   }
+}
+
+/** Answers once `count` of the pool's connections have closed (node-postgres emits `remove` when a client's connection has ended). */
+function closedConnections(pool: Pool, count: number): Promise<void> {
+  if (count === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    let closed = 0;
+    pool.on('remove', () => {
+      if (++closed === count) resolve();
+    });
+  });
 }
 
 /** A DataSource's pool as the service handles it: queried, counted, and its connections retired (`replace`). */

@@ -17,6 +17,8 @@ import { poolOf, recyclePool, reopenPool, TenantDb, TenantRef } from './tenant-d
 import { TenantStorageService } from './tenant-storage';
 
 const TENANT_APPLICATION = 'iam-tenant';
+/** The longest a pool about to open waits for a retired pool's connections to close (a stuck close never holds up another tenant). */
+const ROOM_WAIT_MS = 1000;
 
 interface Entry {
   ds: Promise<DataSource>;
@@ -47,6 +49,13 @@ interface Entry {
  * recently evicted dropped first): when its tenant comes back it gets an ordinary
  * pool again instead of a new DataSource, so reopening costs a connection, not
  * the ORM's metadata and start-up queries.
+ *
+ * Room is made before a pool opens, not after: a tenant whose pool is closed while
+ * TENANT_CONNECTIONS_MAX are open first retires the least recently used idle one and
+ * waits (at most ROOM_WAIT_MS) until its connections have closed, so the server never
+ * holds more of this instance's connections than the budget, even for the moment a
+ * backend takes to exit. Only when every open pool is busy does the new one open
+ * beside them, and the cap is restored as soon as one goes idle.
  */
 @Injectable()
 export class TenantConnections implements OnApplicationShutdown {
@@ -84,7 +93,9 @@ export class TenantConnections implements OnApplicationShutdown {
     if (existing || (this.parked.has(tenant.id) && this.parked.get(tenant.id)?.server !== server)) void this.close(tenant.id);
     const parked = this.parked.get(tenant.id)?.ds;
     this.parked.delete(tenant.id);
-    const entry: Entry = { ds: parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((ds) => this.upToDate(tenant, ds)), server, lastUsed: Date.now() };
+    const room = this.makeRoom();
+    const ds = room.then(() => (parked ? this.reopen(tenant.id, parked) : this.connect(tenant).then((fresh) => this.upToDate(tenant, fresh))));
+    const entry: Entry = { ds, server, lastUsed: Date.now() };
     this.open.set(tenant.id, entry);
     entry.ds.then(
       (ds) => {
@@ -178,29 +189,55 @@ export class TenantConnections implements OnApplicationShutdown {
   }
 
   /**
-   * Past the cap, retires the least recently used pools that have no connection in
-   * use and nobody waiting. Pools still connecting, or busy, stay (the cap is then
-   * exceeded until they settle or go idle; the next open retries).
+   * Retires least recently used idle pools until one more fits under the cap, and
+   * answers once their connections have closed (or ROOM_WAIT_MS passed). Runs
+   * synchronously up to that wait, so two openings never pick the same pool.
+   */
+  private makeRoom(): Promise<void> {
+    const closing: Array<Promise<void>> = [];
+    while (this.open.size >= this.config.tenantConnectionsMax) {
+      const retired = this.retireLeastRecentlyUsed();
+      if (!retired) break;
+      closing.push(retired);
+    }
+    if (closing.length === 0) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ROOM_WAIT_MS)));
+    return Promise.race([Promise.all(closing).then(() => undefined), waited]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Past the cap (a pool that opened while every other was busy), retires the least
+   * recently used pools that have no connection in use and nobody waiting. Pools
+   * still connecting, or busy, stay (the cap is then exceeded until they settle or
+   * go idle; the next open retries).
    */
   private evictIfNeeded(): void {
-    while (this.open.size > this.config.tenantConnectionsMax) {
-      let victim: [string, DataSource, string | null] | undefined;
-      let oldest = Infinity;
-      for (const [tenantId, entry] of this.open) {
-        if (!entry.ready || entry.lastUsed >= oldest) continue;
-        const pool = poolOf(entry.ready);
-        if (pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0) continue;
-        victim = [tenantId, entry.ready, entry.server];
-        oldest = entry.lastUsed;
-      }
-      if (!victim) return;
-      const [tenantId, ds, server] = victim;
-      this.open.delete(tenantId);
-      recyclePool(ds).catch((err: Error) => this.logger.warn(`Closing the pool of tenant ${tenantId}: ${err.message}`));
-      this.parked.set(tenantId, { ds, server });
-      // A dropped DataSource holds no idle connection: late queries still work through it, then it is garbage.
-      if (this.parked.size > this.config.tenantConnectionsMax) this.parked.delete(this.parked.keys().next().value as string);
+    while (this.open.size > this.config.tenantConnectionsMax && this.retireLeastRecentlyUsed());
+  }
+
+  /**
+   * Retires the least recently used open pool that is ready, has no connection in
+   * use and nobody waiting (its DataSource is parked); answers when its connections
+   * have closed, or undefined when no pool can go.
+   */
+  private retireLeastRecentlyUsed(): Promise<void> | undefined {
+    let victim: [string, DataSource, string | null] | undefined;
+    let oldest = Infinity;
+    for (const [tenantId, entry] of this.open) {
+      if (!entry.ready || entry.lastUsed >= oldest) continue;
+      const pool = poolOf(entry.ready);
+      if (pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0) continue;
+      victim = [tenantId, entry.ready, entry.server];
+      oldest = entry.lastUsed;
     }
+    if (!victim) return undefined;
+    const [tenantId, ds, server] = victim;
+    this.open.delete(tenantId);
+    this.parked.set(tenantId, { ds, server });
+    // A dropped DataSource holds no idle connection: late queries still work through it, then it is garbage.
+    if (this.parked.size > this.config.tenantConnectionsMax) this.parked.delete(this.parked.keys().next().value as string);
+    return recyclePool(ds).catch((err: Error) => this.logger.warn(`Closing the pool of tenant ${tenantId}: ${err.message}`));
   }
 
   /** Closes a tenant's pool, if open (before its storage is dropped). */
