@@ -34,7 +34,7 @@ const PURGE_BATCH = 1000;
 /**
  * Slows down guessing and abuse, per account and per client address, with
  * counters shared by every instance. An attempt is checked and counted in one
- * statement per key before any work is done for it, so a burst of parallel
+ * statement (all its keys at once) before any work is done for it, so a burst of parallel
  * attempts reaches the check at most the allowance's number of times. Past the
  * allowance each attempt blocks the key for a delay that doubles up to a cap —
  * never a lock that only an admin could lift — and the delay is the RetryInfo of
@@ -66,10 +66,13 @@ export class ThrottleService {
     await this.take(kind, keys, Reason.TOO_MANY_ATTEMPTS, 'Too many failed attempts; try again later.');
     return {
       succeeded: async () => {
-        await Promise.all(keys.map((k) => (k.account ? this.counters.reset(k.key) : this.counters.release(k.key, k.freeAttempts))));
+        await this.counters.settle(
+          keys.filter((k) => k.account).map((k) => k.key),
+          keys.filter((k) => !k.account),
+        );
       },
       cancel: async () => {
-        await Promise.all(keys.map((k) => this.counters.release(k.key, k.freeAttempts)));
+        await this.counters.settle([], keys);
       },
     };
   }
@@ -85,16 +88,16 @@ export class ThrottleService {
   }
 
   private async take(kind: ThrottleKind, keys: KeyLimits[], reason: string, message: string): Promise<void> {
-    const waits = await Promise.all(keys.map((k) => this.counters.reserve(k.key, k.freeAttempts, this.schedule, this.config.throttleWindowSeconds)));
+    const waits = await this.counters.reserve(keys, this.schedule, this.config.throttleWindowSeconds);
     if (Math.random() < PURGE_PROBABILITY) {
       void this.counters
         .purgeIdle(this.config.throttleWindowSeconds, PURGE_BATCH)
         .catch((err: unknown) => this.logger.warn(`Purging idle counters failed: ${String(err)}`));
     }
-    const wait = Math.max(...waits);
+    const wait = Math.max(0, ...waits);
     if (wait === 0) return;
     // Refused: the keys that did count this attempt give it back.
-    await Promise.all(keys.filter((_, i) => waits[i] === 0).map((k) => this.counters.release(k.key, k.freeAttempts)));
+    await this.counters.settle([], keys.filter((_, i) => waits[i] === 0));
     this.metrics.throttleBlocks.inc({ kind, reason });
     throw new DomainError(ErrorCode.RESOURCE_EXHAUSTED, reason, message, { retryAfterSeconds: wait });
   }
