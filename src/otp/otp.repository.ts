@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { translatingUniqueViolations } from '../common/errors/db-errors';
 import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
+import type { SharedReads } from '../auth/engine/factor-strategy';
 import { TenantDb } from '../tenancy/tenant-db';
 import { OtpRegistrationEntity, OtpType } from './otp-registration.entity';
 
@@ -23,10 +24,15 @@ export class OtpRepository {
       .getOne();
   }
 
-  /** Does the user have a verified factor (of one of `types`)? What makes a second factor mandatory at sign-in. */
-  async hasVerified(db: TenantDb, userId: string, types: OtpType[] = ['email', 'sms', 'totp']): Promise<boolean> {
-    const rows = await db.rows('SELECT 1 FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL AND type = ANY($2) LIMIT 1', [userId, types]);
-    return rows.length > 0;
+  /** The types of the user's verified registrations. */
+  async verifiedTypes(db: TenantDb, userId: string): Promise<Set<OtpType>> {
+    const rows = await db.rows<{ type: OtpType }>('SELECT DISTINCT type FROM otp_registrations WHERE user_id = $1 AND verified_at IS NOT NULL', [userId]);
+    return new Set(rows.map((r) => r.type));
+  }
+
+  /** `verifiedTypes`, read once for all the strategies one enrolment check asks (see SharedReads). */
+  verifiedTypesOnce(db: TenantDb, userId: string, shared: SharedReads): Promise<Set<OtpType>> {
+    return shared.once(`otp-verified-types:${userId}`, () => this.verifiedTypes(db, userId));
   }
 
   /** Inserts a registration; a destination the user already registered is ALREADY_EXISTS. */

@@ -13,7 +13,7 @@ import { UserEntity } from '../user/user.entity';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import type { Assurance } from '../auth/engine/auth-policy';
 import { FactorRegistry } from '../auth/engine/factor-registry';
-import { BeginOutcome, FactorStrategy, PendingSlot, StepState, Verdict } from '../auth/engine/factor-strategy';
+import { BeginOutcome, FactorStrategy, PendingSlot, SharedReads, StepState, Verdict } from '../auth/engine/factor-strategy';
 
 /** The code a transaction waits for, kept in its internal data (`data.otp`); only its MAC is stored. */
 export interface PendingCode {
@@ -119,8 +119,9 @@ export class SentCodeStrategy implements FactorStrategy<string, SendCode>, OnMod
     return this.otp.invalidCode(attemptsLeft);
   }
 
-  isEnrolled(db: TenantDb, user: UserEntity): Promise<boolean> {
-    return this.registrations.hasVerified(db, user.id, ['email', 'sms']);
+  async isEnrolled(db: TenantDb, user: UserEntity, shared: SharedReads): Promise<boolean> {
+    const types = await this.registrations.verifiedTypesOnce(db, user.id, shared);
+    return types.has('email') || types.has('sms');
   }
 
   /** Removes the one-time-code registrations (of every type: email, SMS, TOTP) left unverified past OTP_PENDING_REGISTRATION_TTL_SECONDS. */

@@ -7,7 +7,7 @@ import { TenantDb } from '../tenancy/tenant-db';
 import { UserEntity } from '../user/user.entity';
 import { AuthTransactionRepository } from '../auth/engine/auth-transaction.repository';
 import { FactorRegistry } from '../auth/engine/factor-registry';
-import { BeginOutcome, FactorStrategy, StepState, Verdict } from '../auth/engine/factor-strategy';
+import { BeginOutcome, FactorStrategy, SharedReads, StepState, Verdict } from '../auth/engine/factor-strategy';
 import { OTP_ASSURANCE, PENDING_CODE, pendingCodeOf } from './sent-code.strategy';
 
 /**
@@ -54,7 +54,8 @@ export class TotpStrategy implements FactorStrategy<string, OtpRegistrationEntit
     return this.otp.invalidCode(attemptsLeft);
   }
 
-  isEnrolled(db: TenantDb, user: UserEntity): Promise<boolean> {
-    return this.registrations.hasVerified(db, user.id, ['totp']);
+  async isEnrolled(db: TenantDb, user: UserEntity, shared: SharedReads): Promise<boolean> {
+    const types = await this.registrations.verifiedTypesOnce(db, user.id, shared);
+    return types.has('totp');
   }
 }

@@ -102,11 +102,33 @@ export interface FactorStrategy<Proof, BeginInput = never, BeginAnswer = void> {
   /** The refusal of a wrong proof; `attemptsLeft` when the transaction spent one, `refusal` when the verdict said why. */
   wrongProof(attemptsLeft?: number, refusal?: Refusal): DomainError;
 
-  /** Has the user enrolled this factor as a second factor? (Makes a second factor mandatory at sign-in.) */
-  isEnrolled?(db: TenantDb, user: UserEntity): Promise<boolean>;
+  /**
+   * Has the user enrolled this factor as a second factor? (Makes a second factor
+   * mandatory at sign-in.) `shared` carries the reads of the other strategies asked in
+   * the same check, so that strategies whose factors live in one table read it once.
+   */
+  isEnrolled?(db: TenantDb, user: UserEntity, shared: SharedReads): Promise<boolean>;
 
   /** Removes the factor's stale records of a tenant (registrations never verified…), answering how many; the engine's janitor calls it on its schedule. */
   sweep?(db: TenantDb): Promise<number>;
+}
+
+/**
+ * The reads one check of a user's enrolled factors shares among the strategies it
+ * asks: each read runs once per key (e-mail/SMS codes and authenticator apps are
+ * both rows of otp_registrations, read in one statement for both strategies).
+ */
+export class SharedReads {
+  private readonly reads = new Map<string, Promise<unknown>>();
+
+  once<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let pending = this.reads.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = read();
+      this.reads.set(key, pending);
+    }
+    return pending;
+  }
 }
 
 /** Any strategy, as the registry holds it. */
