@@ -97,11 +97,11 @@ function setUp(mfaRequired: boolean, policies = new SignInPolicies({ extensionHo
     { noteActivity: () => undefined } as never,
     { start: async () => ({ sessionId: 's1', refreshToken: 'r1' }), issueFor: async () => ({ token: 't1' }) } as never,
     { signIns: { inc: () => undefined } } as never,
-    { recordAlone: async () => undefined } as never,
+    { recordAlone: async () => undefined, record: async () => undefined } as never,
     { emit: async () => undefined } as never,
     policies,
   );
-  const db = { transaction: (work: (tx: unknown) => Promise<unknown>) => work(db) };
+  const db = { transaction: (work: (tx: unknown) => Promise<unknown>) => work(db), afterCommit: (fn: () => void) => fn() };
   const scope = { db, route: { sectorId: 'sector', tenant: { id: TENANT } }, settings: async () => ({ mfaRequired }) };
   const user = { id: 'u1', username: 'ann', email: '' };
   const state = (tx?: AuthTransactionEntity): StepState => ({ scope, tx, user, login: 'ann', clientIp: '' }) as never;

@@ -6,6 +6,7 @@ import { SectorScope, SectorScopes } from '../../settings/sector-scope';
 import { IssueKnown, SessionService } from '../../session/session.service';
 import { currentUserAgent } from '../../session/request-context';
 import { newRoutedId } from '../../tenancy/routed-id';
+import { TenantDb } from '../../tenancy/tenant-db';
 import { accountRef } from '../../throttle/throttle-policy';
 import { ThrottleService, ThrottleSubject } from '../../throttle/throttle.service';
 import { UserEntity } from '../../user/user.entity';
@@ -16,7 +17,7 @@ import { AuthTransactionEntity } from './auth-transaction.entity';
 import { AuthTransactionRepository } from './auth-transaction.repository';
 import { FactorRegistry } from './factor-registry';
 import { SignInPolicies } from './sign-in-policies';
-import { ConsumePending, FactorStrategy, StepState } from './factor-strategy';
+import { ConsumePending, FactorStrategy, SharedReads, StepState } from './factor-strategy';
 import { TransactionJanitor } from './transaction-janitor';
 import { Metrics } from '../../metrics/metrics.service';
 import { AuditService } from '../../audit/audit.service';
@@ -232,7 +233,12 @@ export class SignInEngine {
    * Records a satisfied factor and moves the transaction on: a new transaction is
    * inserted in its resulting state; an existing one changes with one conditional
    * UPDATE (also consuming the pending state the proof answered, when given), so
-   * of racing steps only one completes it and gets a token.
+   * of racing steps only one completes it and gets a token. Every satisfied factor
+   * is a successful sign-in step — a verified proof, an accepted invitation, a reset
+   * password, a signup — and leaves its audit event: a step that completes the
+   * transaction writes the transaction's new state, the session, its
+   * `user.signed_in` event and the audit event in one database transaction; a step
+   * that leaves it pending writes the transaction, then its audit event on its own.
    */
   private async record(
     scope: SectorScope,
@@ -244,29 +250,6 @@ export class SignInEngine {
   ): Promise<AuthResultResponse> {
     // Refused only once a factor was proven, so a stranger learns nothing of the account's state.
     if (user.disabledAt) throw DomainError.permissionDenied('This account is disabled; ask an admin.', Reason.USER_DISABLED);
-    const result = await this.advance(scope, user, existing, factor, clientIp, consume);
-    // Every satisfied factor is a successful sign-in step — a verified proof, an accepted invitation, a reset
-    // password, a signup. The step is recorded by then (one conditional UPDATE or an INSERT, and the session);
-    // its event follows it on its own.
-    await this.audit.recordAlone(scope.db, {
-      type: 'sign_in',
-      sectorId: scope.route.sectorId,
-      outcome: 'success',
-      actor: { kind: 'user', id: user.id },
-      target: { kind: 'user', id: user.id },
-      details: { factor, status: result.status },
-    });
-    return result;
-  }
-
-  private async advance(
-    scope: SectorScope,
-    user: UserEntity,
-    existing: AuthTransactionEntity | undefined,
-    factor: Factor,
-    clientIp: string,
-    consume?: ConsumePending & { key: string },
-  ): Promise<AuthResultResponse> {
     const factors = [...new Set([...((existing?.factors ?? []) as Factor[]), factor])];
     const settings = await scope.settings();
     const input: PolicyInput = {
@@ -281,10 +264,49 @@ export class SignInEngine {
     if (next.status === 'SUCCESS' && (this.policies.size > 0 || this.sessions.addsExtensionClaims)) {
       ({ next, known } = await this.askExtensions(scope, user, factors, clientIp, input, next));
     }
+    const audit = { type: 'sign_in', sectorId: scope.route.sectorId, outcome: 'success', actor: { kind: 'user', id: user.id }, target: { kind: 'user', id: user.id } } as const;
+    if (next.status !== 'SUCCESS') {
+      const transactionId = await this.advance(scope.db, scope, user, existing, factors, next, clientIp, consume);
+      await this.audit.recordAlone(scope.db, { ...audit, details: { factor, status: next.status } });
+      return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
+    }
+    // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
+    const amr = authenticationMethods(factors.map((f) => this.registry.assuranceOf(f)));
+    const { transactionId, session } = await scope.db.transaction(async (tx) => {
+      const id = await this.advance(tx, scope, user, existing, factors, next, clientIp, consume);
+      const started = await this.sessions.start(scope, user, clientIp, amr, tx);
+      await this.events.emit(tx, scope.route.sectorId, 'user.signed_in', {
+        userID: user.id,
+        sessionID: started.sessionId,
+        factors,
+        amr,
+        clientIP: clientIp,
+      });
+      await this.audit.record(tx, { ...audit, details: { factor, status: 'SUCCESS' } });
+      return { transactionId: id, session: started };
+    });
+    const { token } = await this.sessions.issueFor(scope, user, session.sessionId, undefined, known);
+    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
+  }
+
+  /**
+   * Writes the transaction's new state through `db`: a new one inserted as it
+   * stands after this step, an existing one moved on with one conditional UPDATE
+   * (refused when a racing step moved it first). Answers the transaction's id.
+   */
+  private async advance(
+    db: TenantDb,
+    scope: SectorScope,
+    user: UserEntity,
+    existing: AuthTransactionEntity | undefined,
+    factors: Factor[],
+    next: NextStep,
+    clientIp: string,
+    consume?: ConsumePending & { key: string },
+  ): Promise<string> {
     const status = next.status === 'SUCCESS' ? 'SUCCESS' : 'PENDING';
-    let transactionId: string;
     if (existing) {
-      const advanced = await this.transactions.advance(scope.db, existing.id, 'PENDING', {
+      const advanced = await this.transactions.advance(db, existing.id, 'PENDING', {
         factors,
         status,
         pendingChallenge: next.challengeType,
@@ -294,30 +316,12 @@ export class SignInEngine {
         ...(existing.userId === null ? { userId: user.id } : {}),
       });
       if (!advanced) throw DomainError.aborted(Reason.TRANSACTION_COMPLETED, 'The authentication transaction was completed or expired meanwhile.');
-      transactionId = existing.id;
-    } else {
-      const tx = this.newTransaction(scope, user, factors, status, next.challengeType, clientIp);
-      await this.transactions.insert(scope.db, tx);
-      this.janitor.noteActivity(scope.route.tenant);
-      transactionId = tx.id;
+      return existing.id;
     }
-    if (next.status !== 'SUCCESS') return { transactionID: transactionId, status: next.status, challengeType: next.challengeType };
-    // A completed sign-in starts a session: the token names it (`sid`) and its refresh token keeps it going.
-    // The session and its `user.signed_in` event are written together.
-    const amr = authenticationMethods(factors.map((f) => this.registry.assuranceOf(f)));
-    const session = await scope.db.transaction(async (tx) => {
-      const started = await this.sessions.start(scope, user, clientIp, amr, tx);
-      await this.events.emit(tx, scope.route.sectorId, 'user.signed_in', {
-        userID: user.id,
-        sessionID: started.sessionId,
-        factors,
-        amr,
-        clientIP: clientIp,
-      });
-      return started;
-    });
-    const { token } = await this.sessions.issueFor(scope, user, session.sessionId, undefined, known);
-    return { transactionID: transactionId, status: 'SUCCESS', challengeType: '', token, refreshToken: session.refreshToken };
+    const tx = this.newTransaction(scope, user, factors, status, next.challengeType, clientIp);
+    await this.transactions.insert(db, tx);
+    db.afterCommit(() => this.janitor.noteActivity(scope.route.tenant));
+    return tx.id;
   }
 
   /**
@@ -361,8 +365,9 @@ export class SignInEngine {
    */
   private async enrolledSecondFactors(scope: SectorScope, user: UserEntity): Promise<Assurance[]> {
     const enrolled = new Map<Factor, Assurance>();
+    const shared = new SharedReads();
     for (const s of this.registry.all()) {
-      if (s.assurance.secondFactor && s.isEnrolled && (await s.isEnrolled(scope.db, user))) enrolled.set(s.assurance.factor, s.assurance);
+      if (s.assurance.secondFactor && s.isEnrolled && (await s.isEnrolled(scope.db, user, shared))) enrolled.set(s.assurance.factor, s.assurance);
     }
     return [...enrolled.values()];
   }
