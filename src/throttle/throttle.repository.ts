@@ -8,8 +8,8 @@ export interface CounterKey {
   freeAttempts: number;
 }
 
-// In the upsert of key number `k`: $1 the delay schedule (throttle-policy.ts), $2 the window in seconds, then per
-// key its name and its allowance.
+// Shared by every key's upsert in a statement: $1 the delay schedule (throttle-policy.ts), $2 the window in seconds;
+// each key's name and allowance are parameters of their own (countAttempt's `key` and `free`).
 const FORGOTTEN = `greatest(c.last_failure_at, c.blocked_until) <= now() - $2::int * interval '1 second'`;
 const FAILURES_AFTER = `CASE WHEN ${FORGOTTEN} THEN 1 ELSE c.failures + 1 END`;
 const blockedUntil = (failures: string, free: string) =>
