@@ -191,6 +191,26 @@ describe('throttling of password attempts', () => {
     expectThrottled(await login(t, newAddress(), frank, PASSWORD));
   });
 
+  it('concurrent counts, settlements and clean-ups sharing an account and an address never deadlock', async () => {
+    // Every statement that changes counters takes their rows in the order of the keys' names; a settlement that
+    // reset the account after giving the address back deadlocked with a concurrent count (account, then address).
+    const counters = t.app.get(ThrottleRepository);
+    const account = `password:acct:race:${randomBytes(4).toString('hex')}`;
+    const address = `password:ip:${newAddress()}`;
+    const keys = [
+      { key: address, freeAttempts: 1000 },
+      { key: account, freeAttempts: 1000 },
+    ];
+    const attempt = async (i: number): Promise<void> => {
+      await counters.reserve(keys, [1], 600);
+      if (i % 3 === 0) await counters.settle([account], [keys[0]]);
+      else if (i % 3 === 1) await counters.settle([], keys);
+      else await counters.purgeIdle(600, 1000);
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: 120 }, (_, i) => attempt(i)));
+    expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+  });
+
   it('failures a window old no longer count, and idle rows are cleaned up', async () => {
     const grace = await newUser('grace');
     const key = accountKeyOf(grace);

@@ -91,27 +91,33 @@ export class ThrottleRepository {
   async settle(resets: string[], releases: CounterKey[]): Promise<void> {
     if (resets.length === 0 && releases.length === 0) return;
     const ordered = inKeyOrder(releases);
+    // `locked` takes every row this statement changes, in key order, before the DELETE or the UPDATE touches one
+    // (both only touch rows it returned). Without it the UPDATE ran first and the unreferenced DELETE last, so a
+    // settlement took the address before the account while a concurrent count took the account before the address.
     await this.main.query(
-      `WITH forgotten AS (DELETE FROM throttle_counters WHERE key = ANY($1::text[]))
+      `WITH locked AS MATERIALIZED (
+         SELECT key FROM throttle_counters WHERE key = ANY($1::text[]) OR key = ANY($2::text[]) ORDER BY key FOR UPDATE),
+       forgotten AS (DELETE FROM throttle_counters WHERE key = ANY($1::text[]) AND key IN (SELECT key FROM locked))
        UPDATE throttle_counters c SET failures = greatest(c.failures - 1, 0),
          blocked_until = CASE WHEN c.failures - 1 < greatest(r.free, 1) THEN NULL ELSE c.blocked_until END
          FROM unnest($2::text[], $3::int[]) AS r(key, free)
-        WHERE c.key = r.key`,
-      [[...resets].sort(), ordered.map((k) => k.key), ordered.map((k) => k.freeAttempts)],
+        WHERE c.key = r.key AND c.key IN (SELECT key FROM locked)`,
+      [resets, ordered.map((k) => k.key), ordered.map((k) => k.freeAttempts)],
     );
   }
 
   /**
    * Deletes up to `limit` rows that no longer count (last failure and block a
-   * window ago). The outer condition is re-checked on a row a racing failure
-   * just updated, so a fresh count is never deleted.
+   * window ago). It never waits for a row another statement holds (SKIP LOCKED),
+   * so it cannot take part in a deadlock, and the outer condition is re-checked
+   * on a row a racing failure just updated, so a fresh count is never deleted.
    */
   async purgeIdle(windowSeconds: number, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.main.query(
       `DELETE FROM throttle_counters
         WHERE key IN (SELECT key FROM throttle_counters
                        WHERE greatest(last_failure_at, blocked_until) < now() - $1::int * interval '1 second'
-                       LIMIT $2)
+                       ORDER BY key LIMIT $2 FOR UPDATE SKIP LOCKED)
           AND greatest(last_failure_at, blocked_until) < now() - $1::int * interval '1 second'`,
       [windowSeconds, limit],
     );
