@@ -3,7 +3,8 @@
  * generated on the first start and kept in DATA_DIR (mode 0600) — the old fixed
  * password no longer logs in, also on a cluster made before passwords were
  * generated — and as root a DATA_DIR the postgres user cannot reach stops the
- * start with a message that says what to do.
+ * start with a message that says what to do. The password's verifier is stored
+ * with one SCRAM iteration: every new connection checks it.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,18 @@ async function canLogIn(url: string): Promise<true | string> {
     return (err as { code?: string }).code ?? String(err);
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/** The SCRAM iteration count of the superuser's stored password verifier. */
+async function verifierIterations(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ rolpassword: string }>(`SELECT rolpassword FROM pg_authid WHERE rolname = 'postgres'`);
+    return Number(/^SCRAM-SHA-256\$(\d+):/.exec(rows[0].rolpassword)?.[1]);
+  } finally {
+    await client.end();
   }
 }
 
@@ -68,6 +81,27 @@ describe('the embedded PostgreSQL', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(await canLogIn(again.url)).toBe(true);
     expect(await canLogIn(`postgres://postgres:postgres@127.0.0.1:${port}/iam`)).toBe('28P01');
+    // The generated password's verifier is stored with one SCRAM iteration (every new connection checks it).
+    expect(await verifierIterations(again.url)).toBe(1);
+  });
+
+  it('stores the superuser verifier with one SCRAM iteration, also on an adopted cluster whose verifier has the default', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const server = await startEmbeddedPostgres({ dataDir, port, database: 'iam' });
+    servers.push(server);
+    expect(await verifierIterations(server.url)).toBe(1);
+    const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
+    const admin = new Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`SET scram_iterations = 4096`);
+    await admin.query(`ALTER ROLE postgres PASSWORD '${password}'`);
+    await admin.end();
+    expect(await verifierIterations(server.url)).toBe(4096);
+    // A second process adopts the running cluster and renews the verifier; the password stays the same.
+    await startEmbeddedPostgres({ dataDir, port, database: 'iam', stopAdoptedOnExit: false });
+    expect(await verifierIterations(server.url)).toBe(1);
+    expect(readFileSync(join(dataDir, 'pg-password'), 'utf8').trim()).toBe(password);
   });
 
   const asRoot = process.getuid?.() === 0 ? it : it.skip;
