@@ -23,6 +23,29 @@ export async function bcryptPerSecond(cost: number, seconds: number): Promise<nu
   return done / ((Date.now() - started) / 1000);
 }
 
+/** Raw bcrypt right before and right after a login load: the bound is their mean, so the machine's drift meanwhile shows and weighs half. */
+export interface BcryptBound {
+  before: number;
+  after: number;
+  mean: number;
+}
+
+/** Runs `load` between two raw bcrypt measurements of `seconds` each at `cost` (see BcryptBound). */
+export async function besideBcrypt<T>(cost: number, seconds: number, load: () => Promise<T>): Promise<{ result: T; bound: BcryptBound }> {
+  const before = await bcryptPerSecond(cost, seconds);
+  const result = await load();
+  return { result, bound: boundOf(before, await bcryptPerSecond(cost, seconds)) };
+}
+
+export function boundOf(before: number, after: number): BcryptBound {
+  return { before, after, mean: (before + after) / 2 };
+}
+
+/** How a bound reads in a row: the mean, then the two measurements around the load. */
+export function boundText(cost: number, bound: BcryptBound): string {
+  return `bcrypt cost ${cost} ${fmt(bound.mean, 1)}/s (${fmt(bound.before, 1)} before, ${fmt(bound.after, 1)} after)`;
+}
+
 export function loginConnections(ctx: BenchContext): number {
   return Math.max(2, ctx.config.cores * 2);
 }
@@ -48,9 +71,11 @@ export function loginRequest(t: Pick<Target, 'instance' | 'tenant'>, connections
 export async function loginScenario(ctx: BenchContext, main: Target, before?: Target): Promise<void> {
   const { config, report } = ctx;
   const connections = loginConnections(ctx);
-  let login: LoadFigures;
-  let prior: LoadFigures | undefined;
-  if (before) {
+  const { result, bound } = await besideBcrypt(config.bcryptCost, Math.min(loginSeconds(ctx), 5), async () => {
+    if (!before) {
+      log(`login: ${connections} connections`);
+      return { login: figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx)))), prior: undefined };
+    }
     // Beside the earlier build: BENCH_READ_ROUNDS rounds, the two in turn, each one's median round (as the reads).
     log(`login: ${connections} connections, ${config.readRounds} rounds beside the earlier build`);
     const rounds: [LoadFigures[], LoadFigures[]] = [[], []];
@@ -58,16 +83,13 @@ export async function loginScenario(ctx: BenchContext, main: Target, before?: Ta
       rounds[0].push(figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx)))));
       rounds[1].push(figures(await runLoad(loginRequest(before, connections, loginSeconds(ctx)))));
     }
-    [login, prior] = [medianRound(rounds[0]), medianRound(rounds[1])];
-  } else {
-    log(`login: ${connections} connections`);
-    login = figures(await runLoad(loginRequest(main, connections, loginSeconds(ctx))));
-  }
-  log('login: raw bcrypt');
-  const raw = await bcryptPerSecond(config.bcryptCost, Math.min(loginSeconds(ctx), 5));
-  report.set('login', { connections, seconds: loginSeconds(ctx), bcryptCost: config.bcryptCost, service: login, before: prior ?? null, bcryptPerSecond: raw, libuvPool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) });
+    return { login: medianRound(rounds[0]), prior: medianRound(rounds[1]) };
+  });
+  const { login, prior } = result;
+  const raw = bound.mean;
+  report.set('login', { connections, seconds: loginSeconds(ctx), bcryptCost: config.bcryptCost, service: login, before: prior ?? null, bcryptPerSecond: raw, bcrypt: bound, libuvPool: Number(process.env.UV_THREADPOOL_SIZE ?? 4) });
   const r = ratioOf(login.rps, raw);
-  report.row({ metric: `password login ${connections} conn logins/s`, value: `${fmt(login.rps, 1)} (p99 ${login.p99} ms, errors ${login.errors})`, baseline: `bcrypt cost ${config.bcryptCost} ${fmt(raw, 1)}/s`, ratio: times(login.rps, raw), goal: '≥ 0.95× bcrypt', pass: r !== null && r >= 0.95 });
+  report.row({ metric: `password login ${connections} conn logins/s`, value: `${fmt(login.rps, 1)} (p99 ${login.p99} ms, errors ${login.errors})`, baseline: boundText(config.bcryptCost, bound), ratio: times(login.rps, raw), goal: '≥ 0.95× bcrypt', pass: r !== null && r >= 0.95 });
   if (prior) {
     const rb = ratioOf(login.rps, prior.rps);
     report.row({ metric: `password login ${connections} conn × before`, value: fmt(login.rps, 1), baseline: `before ${fmt(prior.rps, 1)} (p99 ${prior.p99} ms)`, ratio: times(login.rps, prior.rps), goal: '≥ 0.95× before', pass: rb !== null && rb >= 0.95 });
