@@ -31,7 +31,7 @@ export interface BcryptBound {
 }
 
 /** Runs `load` between two raw bcrypt measurements of `seconds` each at `cost` (see BcryptBound). */
-export async function besideBcrypt<T>(cost: number, seconds: number, load: () => Promise<T>): Promise<{ result: T; bound: BcryptBound }> {
+async function besideBcrypt<T>(cost: number, seconds: number, load: () => Promise<T>): Promise<{ result: T; bound: BcryptBound }> {
   const before = await bcryptPerSecond(cost, seconds);
   const result = await load();
   return { result, bound: boundOf(before, await bcryptPerSecond(cost, seconds)) };
