@@ -90,7 +90,6 @@ export class ThrottleRepository {
    */
   async settle(resets: string[], releases: CounterKey[]): Promise<void> {
     if (resets.length === 0 && releases.length === 0) return;
-    const ordered = inKeyOrder(releases);
     // `locked` takes every row this statement changes, in key order, before the DELETE or the UPDATE touches one
     // (both only touch rows it returned). Without it the UPDATE ran first and the unreferenced DELETE last, so a
     // settlement took the address before the account while a concurrent count took the account before the address.
@@ -102,7 +101,7 @@ export class ThrottleRepository {
          blocked_until = CASE WHEN c.failures - 1 < greatest(r.free, 1) THEN NULL ELSE c.blocked_until END
          FROM unnest($2::text[], $3::int[]) AS r(key, free)
         WHERE c.key = r.key AND c.key IN (SELECT key FROM locked)`,
-      [resets, ordered.map((k) => k.key), ordered.map((k) => k.freeAttempts)],
+      [resets, releases.map((k) => k.key), releases.map((k) => k.freeAttempts)],
     );
   }
 
