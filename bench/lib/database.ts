@@ -23,6 +23,8 @@ export class BenchDatabases {
     private readonly server?: DatabaseServer,
     /** The embedded cluster's folder, removed once it has stopped. */
     private readonly serverDir?: string,
+    /** The server's postmaster, when it runs on this machine (its CPU is then PostgreSQL's, apart from the rest of the machine's). */
+    private readonly postmasterPid?: number,
   ) {}
 
   static async open(databaseUrl: string | undefined, runDir: string, settings: Record<string, string> = {}): Promise<BenchDatabases> {
@@ -37,7 +39,33 @@ export class BenchDatabases {
     }
     const admin = new Client({ connectionString: url, application_name: 'iam-bench' });
     await admin.connect();
-    return new BenchDatabases(url, Number(new URL(url).port || 5432), admin, server, dir);
+    // A backend's parent is its postmaster: on this machine when /proc shows that backend as a PostgreSQL process.
+    const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const backend = procStat(rows[0].pid);
+    const postmaster = backend?.command === 'postgres' ? backend.fields[1] : undefined;
+    return new BenchDatabases(url, Number(new URL(url).port || 5432), admin, server, dir, postmaster === undefined ? undefined : Number(postmaster));
+  }
+
+  /**
+   * CPU time PostgreSQL has used so far, in ms: its postmaster, the children it has
+   * reaped (backends that ended, autovacuum workers) and those still running; null
+   * when the server is not on this machine. Kernel threads and other daemons are not
+   * in it, so the machine's busy time less this and the services' is the rest of the
+   * machine (on a VM, its memory monitor, say).
+   */
+  postgresCpuMs(): number | null {
+    if (this.postmasterPid === undefined) return null;
+    const postmaster = procStat(this.postmasterPid);
+    if (!postmaster) return null;
+    const f = postmaster.fields;
+    let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    const parent = String(this.postmasterPid);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const child = procStat(Number(entry));
+      if (child && child.fields[1] === parent) ticks += Number(child.fields[11]) + Number(child.fields[12]);
+    }
+    return (ticks * 1000) / CLOCK_TICKS;
   }
 
   /** A fresh, empty main database; returns its URL and name (the prefix of its tenant databases). */
@@ -158,16 +186,25 @@ export function rssMiB(pid: number): number | null {
   }
 }
 
-/** CPU time a process has used so far, in ms (utime + stime from /proc/<pid>/stat), or null when unreadable. */
-export function processCpuMs(pid: number): number | null {
+/**
+ * A process's command name and the fields of /proc/<pid>/stat after it (the name
+ * may hold spaces): [1] is the parent's pid, [11] and [12] utime and stime, [13] and
+ * [14] those of its reaped children, in clock ticks. Null when the process is gone.
+ */
+function procStat(pid: number): { command: string; fields: string[] } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const end = stat.lastIndexOf(')');
+    return { command: stat.slice(stat.indexOf('(') + 1, end), fields: stat.slice(end + 2).split(' ') };
   } catch {
     return null;
   }
+}
+
+/** CPU time a process has used so far, in ms (utime + stime from /proc/<pid>/stat), or null when unreadable. */
+export function processCpuMs(pid: number): number | null {
+  const stat = procStat(pid);
+  return stat ? ((Number(stat.fields[11]) + Number(stat.fields[12])) * 1000) / CLOCK_TICKS : null;
 }
 
 /** CPU time the whole machine has been busy so far, in ms (every core, from /proc/stat). */

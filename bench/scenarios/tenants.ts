@@ -123,6 +123,21 @@ function poolLimits(headroom: number, mode: TenantMode): { a: PoolLimits; b: Poo
   return { a: limits(main, perTenant, pools), b };
 }
 
+/** CPU a phase used, in ms: the service's, PostgreSQL's (null when it is not on this machine) and the rest of the machine's but the benchmark's. */
+interface CpuSplit {
+  serviceMs: number;
+  postgresMs: number | null;
+  othersMs: number;
+}
+
+/** "284 ms service + 14 ms PostgreSQL + 140 ms rest of the machine" (or "+ 154 ms database and rest" when PostgreSQL's share is unknown). */
+function cpuText(split: CpuSplit, show: (ms: number) => string, unit: string, withService = true): string {
+  const parts = withService ? [`${show(split.serviceMs)} ${unit} service`] : [];
+  if (split.postgresMs === null) parts.push(`${show(split.othersMs)} ${unit} database and rest of the machine`);
+  else parts.push(`${show(split.postgresMs)} ${unit} PostgreSQL`, `${show(split.othersMs)} ${unit} rest of the machine`);
+  return parts.join(' + ');
+}
+
 interface Snapshot {
   rssMiB: number | null;
   /** The instance's DB connections (from /proc). */
@@ -360,15 +375,20 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     const commits: Record<string, number> = {};
     // Connections opened to the deployment's databases during each load (by anyone: the service, its relays; the benchmark opens none then).
     const sessions: Record<string, number> = {};
-    // CPU used during each load: the service's, and the rest of the machine's without the benchmark's own (PostgreSQL, mostly).
-    const cpu: Record<string, { serviceMs: number; othersMs: number }> = {};
+    // CPU used during each load: the service's, PostgreSQL's (when it runs on this machine) and the rest of the
+    // machine's without the benchmark's own (kernel threads, other daemons; everything but the service when
+    // PostgreSQL's own is unknown).
+    const cpu: Record<string, CpuSplit> = {};
     const counted = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       const [c0, s0] = [await dbs.commits(db.name), await dbs.sessions(db.name)];
-      const [busy0, service0, bench0] = [machineBusyMs(), processCpuMs(instance.pid) ?? 0, process.cpuUsage()];
+      const [busy0, service0, postgres0, bench0] = [machineBusyMs(), processCpuMs(instance.pid) ?? 0, dbs.postgresCpuMs(), process.cpuUsage()];
       const result = await work();
       const benchUs = process.cpuUsage(bench0);
       const serviceMs = (processCpuMs(instance.pid) ?? 0) - service0;
-      cpu[name] = { serviceMs, othersMs: Math.max(0, machineBusyMs() - busy0 - serviceMs - (benchUs.user + benchUs.system) / 1000) };
+      const postgres1 = dbs.postgresCpuMs();
+      const postgresMs = postgres0 === null || postgres1 === null ? null : postgres1 - postgres0;
+      const othersMs = Math.max(0, machineBusyMs() - busy0 - serviceMs - (postgresMs ?? 0) - (benchUs.user + benchUs.system) / 1000);
+      cpu[name] = { serviceMs, postgresMs, othersMs };
       commits[name] = (await dbs.commits(db.name)) - c0;
       sessions[name] = (await dbs.sessions(db.name)) - s0;
       return result;
@@ -480,7 +500,7 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     // Its CPU too: the machine's busy time over the samples less the benchmark's own and the idle rate measured before
     // the login load, per connection (the server's side of a connection's start and end, mostly).
     const connectMs: number[] = [];
-    const [connectBusy0, connectBench0, connectT0] = [machineBusyMs(), process.cpuUsage(), performance.now()];
+    const [connectBusy0, connectPostgres0, connectBench0, connectT0] = [machineBusyMs(), dbs.postgresCpuMs(), process.cpuUsage(), performance.now()];
     for (let i = 0; i < CONNECT_SAMPLES; i++) {
       const ref = storages.get(tenants[Math.floor(Math.random() * tenants.length)].tenantID)!;
       const c0 = performance.now();
@@ -491,8 +511,14 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     }
     await sleep(CONNECT_SETTLE_MS); // the last backends' exit
     const connectBench = process.cpuUsage(connectBench0);
-    const idleRate = cpu.idle.othersMs / (IDLE_SECONDS * 1000);
-    const connectCpuMs = Math.max(0, machineBusyMs() - connectBusy0 - (connectBench.user + connectBench.system) / 1000 - idleRate * (performance.now() - connectT0)) / CONNECT_SAMPLES;
+    const connectPostgres1 = dbs.postgresCpuMs();
+    const connectElapsed = performance.now() - connectT0;
+    // PostgreSQL's own CPU when known (the rest of the machine's background left out), else the machine's less the benchmark's.
+    const connectCpuMs =
+      connectPostgres0 !== null && connectPostgres1 !== null && cpu.idle.postgresMs !== null
+        ? Math.max(0, connectPostgres1 - connectPostgres0 - (cpu.idle.postgresMs / (IDLE_SECONDS * 1000)) * connectElapsed) / CONNECT_SAMPLES
+        : Math.max(0, machineBusyMs() - connectBusy0 - (connectBench.user + connectBench.system) / 1000 - (cpu.idle.othersMs / (IDLE_SECONDS * 1000)) * connectElapsed) /
+          CONNECT_SAMPLES;
     out.connectOnMissMs = { p50: percentile(connectMs, 50), p99: percentile(connectMs, 99), cpuMs: connectCpuMs, samples: CONNECT_SAMPLES };
     report.row({
       metric: label(`connect cost of a miss on a closed tenant pool (${CONNECT_SAMPLES} random tenants)`),
@@ -515,7 +541,7 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     const loginRatio = ratioOf(logins.rps, raw);
     report.row({
       metric: label(`password login over all ${tenants.length} tenants' admins (${loginConnections} conn)`),
-      value: `${fmt(logins.rps, 1)} logins/s (p99 ${logins.p99} ms, errors ${logins.errors}; per login: ${perLogin(sessions.logins, logins)} connections opened, CPU ${perLogin(cpu.logins.serviceMs, logins, 0)} ms service + ${perLogin(cpu.logins.othersMs, logins, 0)} ms database; database idle ${fmt(cpu.idle.othersMs / IDLE_SECONDS)} ms/s)`,
+      value: `${fmt(logins.rps, 1)} logins/s (p99 ${logins.p99} ms, errors ${logins.errors}; per login: ${perLogin(sessions.logins, logins)} connections opened, CPU ${cpuText(cpu.logins, (ms) => perLogin(ms, logins, 0), 'ms')}; idle: ${cpuText(cpu.idle, (ms) => fmt(ms / IDLE_SECONDS), 'ms/s', false)})`,
       baseline: boundText(config.bcryptCost, bound),
       ratio: times(logins.rps, raw),
       goal: '≥ 0.9× bcrypt',
