@@ -4,6 +4,9 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
+/** How long a request waits for a pooled database connection unless DB_CONNECTION_TIMEOUT_MS says otherwise (also the internal pools' wait). */
+export const DB_CONNECTION_TIMEOUT_DEFAULT_MS = 5000;
+
 type TenancyMode = 'pooled' | 'schema';
 
 /** The typed, validated configuration. Built once, at boot, from the environment. */
@@ -74,6 +77,8 @@ export interface AppConfig {
   tenantPoolMax: number;
   tenantConnectionsMax: number;
   tenantIdleMs: number;
+  /** How long a request waits for a connection of the main pool or a tenant pool before it answers 503 DATABASE_UNAVAILABLE. */
+  dbConnectionTimeoutMs: number;
   /**
    * Authorization-state cache: at most this many entries (users', sessions' and API
    * tokens' state, of any tenant) are cached; 0 turns the cache off (every request
@@ -456,6 +461,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tenantPoolMax: int(env, 'TENANT_POOL_MAX', 5, 1, 100),
     tenantConnectionsMax: int(env, 'TENANT_CONNECTIONS_MAX', 50, 1, 10000),
     tenantIdleMs: int(env, 'TENANT_IDLE_TIMEOUT_MS', 60_000, 1000, 86_400_000),
+    dbConnectionTimeoutMs: int(env, 'DB_CONNECTION_TIMEOUT_MS', DB_CONNECTION_TIMEOUT_DEFAULT_MS, 100, 600_000),
     authCacheEntries: int(env, 'AUTH_CACHE_ENTRIES', 200_000, 0, 10_000_000),
     authRelayUrl: url(env, 'AUTH_RELAY_URL', ['postgres:', 'postgresql:']),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 600_000, 100, 3_600_000),

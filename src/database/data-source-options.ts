@@ -1,10 +1,8 @@
 import { DataSourceOptions } from 'typeorm';
 import { MAIN_MIGRATIONS } from '../../migrations/main';
 import { TENANT_MIGRATIONS } from '../../migrations/tenant';
+import { DB_CONNECTION_TIMEOUT_DEFAULT_MS } from '../config/app-config';
 import { ownedPoolDriver, OwnedPoolDriver } from './owned-pool';
-
-/** How long a request waits for a pooled connection (node-postgres' connectionTimeoutMillis), for every pool of the service. */
-export const CONNECTION_TIMEOUT_MS = 5000;
 
 export const MAIN_MIGRATIONS_TABLE = 'main_migrations';
 export const TENANT_MIGRATIONS_TABLE = 'tenant_migrations';
@@ -27,6 +25,8 @@ export interface PoolSettings {
   max: number;
   idleTimeoutMillis: number;
   applicationName: string;
+  /** How long a request waits for a connection (node-postgres' connectionTimeoutMillis; default DB_CONNECTION_TIMEOUT_DEFAULT_MS). */
+  connectionTimeoutMillis?: number;
 }
 
 function base(url: string, pool: PoolSettings) {
@@ -42,7 +42,7 @@ function base(url: string, pool: PoolSettings) {
     extra: {
       max: pool.max,
       idleTimeoutMillis: pool.idleTimeoutMillis,
-      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      connectionTimeoutMillis: pool.connectionTimeoutMillis ?? DB_CONNECTION_TIMEOUT_DEFAULT_MS,
       application_name: pool.applicationName,
     },
   };

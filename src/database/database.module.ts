@@ -59,7 +59,7 @@ export class DatabaseModule {
           provide: MAIN_DATA_SOURCE,
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) =>
-            connectMain(mainDataSourceOptions(entities, url, { max: config.mainPoolMax, idleTimeoutMillis: 30_000, applicationName: 'iam-main' })),
+            connectMain(mainDataSourceOptions(entities, url, { max: config.mainPoolMax, idleTimeoutMillis: 30_000, applicationName: 'iam-main', connectionTimeoutMillis: config.dbConnectionTimeoutMs })),
         },
         MainDatabaseLifecycle,
       ],

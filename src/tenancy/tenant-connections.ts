@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { CONNECTION_TIMEOUT_MS, tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
+import { tenantDataSourceOptions, EntityLists } from '../database/data-source-options';
 import { schemaViewDriver } from '../database/owned-pool';
 import { SharedSchemaPool } from '../database/shared-schema-pool';
 import { MAIN_DATA_SOURCE, ENTITY_LISTS } from '../database/tokens';
@@ -151,8 +151,8 @@ export class TenantConnections implements OnApplicationShutdown {
     const location = { storage: tenant.storage, databaseName: tenant.databaseName, schemaName: tenant.schemaName, databaseServer: tenant.databaseServer };
     const url = this.storage.urlFor(location);
     const max = poolMax ?? this.config.tenantPoolMax;
-    const schema = tenant.schemaName ? { name: tenant.schemaName, driver: schemaViewDriver(this.schemaPool(url).view(tenant.schemaName, max, CONNECTION_TIMEOUT_MS)) } : undefined;
-    const ds = new DataSource(tenantDataSourceOptions(this.entities, url, { max, idleTimeoutMillis: this.config.tenantIdleMs, applicationName: TENANT_APPLICATION }, schema));
+    const schema = tenant.schemaName ? { name: tenant.schemaName, driver: schemaViewDriver(this.schemaPool(url).view(tenant.schemaName, max, this.config.dbConnectionTimeoutMs)) } : undefined;
+    const ds = new DataSource(tenantDataSourceOptions(this.entities, url, { max, idleTimeoutMillis: this.config.tenantIdleMs, applicationName: TENANT_APPLICATION, connectionTimeoutMillis: this.config.dbConnectionTimeoutMs }, schema));
     try {
       await ds.initialize();
     } catch (err) {
@@ -178,7 +178,7 @@ export class TenantConnections implements OnApplicationShutdown {
           connectionString: url,
           max: this.config.tenantConnectionsMax * this.config.tenantPoolMax,
           idleTimeoutMillis: this.config.tenantIdleMs,
-          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+          connectionTimeoutMillis: this.config.dbConnectionTimeoutMs,
           application_name: TENANT_APPLICATION,
         },
         (err) => this.logger.warn(`A shared schema connection failed while idle: ${err.message}`),
