@@ -42,8 +42,8 @@ export class BenchDatabases {
     // A backend's parent is its postmaster: on this machine when /proc shows that backend as a PostgreSQL process.
     const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const backend = procStat(rows[0].pid);
-    const postmaster = backend?.command === 'postgres' ? backend.fields[1] : undefined;
-    return new BenchDatabases(url, Number(new URL(url).port || 5432), admin, server, dir, postmaster === undefined ? undefined : Number(postmaster));
+    const postmasterPid = backend?.command === 'postgres' ? Number(backend.fields[1]) : undefined;
+    return new BenchDatabases(url, Number(new URL(url).port || 5432), admin, server, dir, postmasterPid);
   }
 
   /**

@@ -130,7 +130,7 @@ interface CpuSplit {
   othersMs: number;
 }
 
-/** "284 ms service + 14 ms PostgreSQL + 140 ms rest of the machine" (or "+ 154 ms database and rest" when PostgreSQL's share is unknown). */
+/** "284 ms service + 14 ms PostgreSQL + 140 ms rest of the machine" (or "284 ms service + 154 ms database and rest of the machine" when PostgreSQL's share is unknown). */
 function cpuText(split: CpuSplit, show: (ms: number) => string, unit: string, withService = true): string {
   const parts = withService ? [`${show(split.serviceMs)} ${unit} service`] : [];
   if (split.postgresMs === null) parts.push(`${show(split.othersMs)} ${unit} database and rest of the machine`);
@@ -497,8 +497,8 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     out.relayAfterRevocation = relayAfterRevocation;
 
     // What a miss costs beyond its query when the tenant's pool is closed: a new connection to its storage (and, in schema mode, its search_path).
-    // Its CPU too: the machine's busy time over the samples less the benchmark's own and the idle rate measured before
-    // the login load, per connection (the server's side of a connection's start and end, mostly).
+    // Its CPU too, per connection, less the idle rate measured before the login load: PostgreSQL's own when it runs on
+    // this machine (a backend's start and end), else the machine's busy time less the benchmark's own.
     const connectMs: number[] = [];
     const [connectBusy0, connectPostgres0, connectBench0, connectT0] = [machineBusyMs(), dbs.postgresCpuMs(), process.cpuUsage(), performance.now()];
     for (let i = 0; i < CONNECT_SAMPLES; i++) {
@@ -512,17 +512,17 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
     await sleep(CONNECT_SETTLE_MS); // the last backends' exit
     const connectBench = process.cpuUsage(connectBench0);
     const connectPostgres1 = dbs.postgresCpuMs();
-    const connectElapsed = performance.now() - connectT0;
-    // PostgreSQL's own CPU when known (the rest of the machine's background left out), else the machine's less the benchmark's.
-    const connectCpuMs =
-      connectPostgres0 !== null && connectPostgres1 !== null && cpu.idle.postgresMs !== null
-        ? Math.max(0, connectPostgres1 - connectPostgres0 - (cpu.idle.postgresMs / (IDLE_SECONDS * 1000)) * connectElapsed) / CONNECT_SAMPLES
-        : Math.max(0, machineBusyMs() - connectBusy0 - (connectBench.user + connectBench.system) / 1000 - (cpu.idle.othersMs / (IDLE_SECONDS * 1000)) * connectElapsed) /
-          CONNECT_SAMPLES;
+    const idleDuring = (idleMs: number) => (idleMs / (IDLE_SECONDS * 1000)) * (performance.now() - connectT0);
+    const idlePostgresMs = cpu.idle.postgresMs;
+    const byPostgres = connectPostgres0 !== null && connectPostgres1 !== null && idlePostgresMs !== null;
+    const connectUsedMs = byPostgres
+      ? connectPostgres1 - connectPostgres0 - idleDuring(idlePostgresMs)
+      : machineBusyMs() - connectBusy0 - (connectBench.user + connectBench.system) / 1000 - idleDuring(cpu.idle.othersMs);
+    const connectCpuMs = Math.max(0, connectUsedMs) / CONNECT_SAMPLES;
     out.connectOnMissMs = { p50: percentile(connectMs, 50), p99: percentile(connectMs, 99), cpuMs: connectCpuMs, samples: CONNECT_SAMPLES };
     report.row({
       metric: label(`connect cost of a miss on a closed tenant pool (${CONNECT_SAMPLES} random tenants)`),
-      value: `p50 ${fmt(percentile(connectMs, 50), 1)} ms, p99 ${fmt(percentile(connectMs, 99), 1)} ms; CPU ${fmt(connectCpuMs, 1)} ms a connection (start and end, outside the benchmark)`,
+      value: `p50 ${fmt(percentile(connectMs, 50), 1)} ms, p99 ${fmt(percentile(connectMs, 99), 1)} ms; CPU ${fmt(connectCpuMs, 1)} ms a connection (start and end; ${byPostgres ? "PostgreSQL's" : 'outside the benchmark'})`,
       baseline: '',
       ratio: '',
       goal: '',
