@@ -1,5 +1,5 @@
 import { connect, Socket } from 'node:net';
-import { LoadFigures, percentile, round } from './load';
+import { LoadFigures, percentile, round, RPS_DIGITS } from './load';
 
 /** One request of a prebuilt load: everything but the target, which the load gives. */
 interface PrebuiltRequest {
@@ -131,7 +131,7 @@ export async function runPrebuiltLoad(opts: PrebuiltLoadOptions): Promise<LoadFi
   await Promise.all(Array.from({ length: opts.connections }, connection));
   const seconds = (performance.now() - started) / 1000;
   return {
-    rps: round(latencies.length / seconds, 1),
+    rps: round(latencies.length / seconds, RPS_DIGITS),
     p50: round(percentile(latencies, 50), 1),
     p99: round(percentile(latencies, 99), 1),
     errors,
