@@ -524,8 +524,9 @@ describe.each<Mode>(['pooled', 'schema'])('tenants (%s mode)', (mode) => {
 describe('tenant pools are bounded (pooled mode, TENANT_CONNECTIONS_MAX=2)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    // A request waits up to 30 s for a connection here instead of 5: on a CI machine starved by browser tests beside it
-    // the thrash below once outlasted 5 s, which answers a deliberate 503 (not what these cases are about).
+    // A request waits up to 30 s for a connection here instead of 5: the thrash below reconnects all along, and a CI
+    // machine busy with browser tests beside it connects slowly (a wait past the bound is a deliberate 503, not what
+    // these cases are about).
     t = await startTestApp({ tenancyMode: 'pooled', env: { TENANT_CONNECTIONS_MAX: '2', DB_CONNECTION_TIMEOUT_MS: '30000' } });
   }, 60_000);
   afterAll(() => t?.close(), 60_000);
@@ -591,13 +592,30 @@ describe('tenant pools are bounded (pooled mode, TENANT_CONNECTIONS_MAX=2)', () 
     expect(await held.read<{ n: number }>('SELECT 4 AS n', [])).toEqual([{ n: 4 }]);
   });
 
+  it('late queries queued on a retired pool are answered when their tenant comes back', async () => {
+    const tenants: ProvisionedTenant[] = [];
+    for (let i = 0; i < 3; i++) tenants.push(await provisionTenant(t));
+    const connections = t.app.get(TenantConnections);
+    const directory = t.app.get(TenantDirectory);
+    const tenant = async (i: number) => (await directory.tenantById(tenants[i].tenantID))!;
+    const held = await connections.db(await tenant(0));
+    await held.read('SELECT 1', []);
+    for (const i of [1, 2]) await connections.db(await tenant(i));
+    for (let i = 0; i < 40 && connections.openCount > 2; i++) await new Promise((r) => setTimeout(r, 50));
+    // Twice a pool's five connections on the retired pool: five run, five wait in its queue…
+    const late = Array.from({ length: 10 }, (_, i) => held.read<{ n: number }>('SELECT $1::int AS n FROM pg_sleep(0.2)', [i]));
+    await new Promise((r) => setTimeout(r, 50));
+    // …when the tenant comes back and its DataSource gets an ordinary pool: the retired one ends only once its queue is served.
+    await connections.db(await tenant(0));
+    expect((await Promise.all(late)).map(([row]) => row.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('answers every request while many tenants compete for 2 pools', async () => {
     const tenants: ProvisionedTenant[] = [];
     for (let i = 0; i < 4; i++) tenants.push(await provisionTenant(t));
-    // 40 at once (10 a tenant, twice a pool's connections) keep both pools evicting and reopening all along.
-    // More is no stronger test and only slower: every reopen connects afresh, a late query on a retired pool
-    // opens a connection of its own, and on a CI machine starved by a browser test beside it the queue
-    // outlasted the default 5 s connection wait (a deliberate 503) once with 80, often with 160, and once with 40.
+    // 40 at once (10 a tenant, twice a pool's connections) keep both pools evicting and reopening all along, with
+    // late queries queued on retired pools when their tenant comes back (the case above). More is no stronger test
+    // and only slower: every reopen connects afresh, and a late query on a retired pool opens a connection of its own.
     const statuses = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         t

@@ -53,14 +53,17 @@ class OwnedPool extends EventEmitter implements RawPool {
 
   /**
    * Puts a new pool with this one's options, changed by `overrides`, in place at
-   * once (before the first await), then ends the previous one: its idle
-   * connections close now, the ones in use when they are released. Answers once
-   * every one of them is closed (node-postgres' `end` answers when the pool lets
-   * go of its clients, before their connections have closed).
+   * once (before the first await), then ends the previous one once the requests
+   * queued on it have their connections (an ending node-postgres pool serves no
+   * queue: they would wait until their connection timeout): its idle connections
+   * close then, the ones in use when they are released. Answers once every idle
+   * one is closed (node-postgres' `end` answers when the pool lets go of its
+   * clients, before their connections have closed).
    */
   async replace(overrides: Partial<PoolOptions>): Promise<void> {
     const old = this.current;
     this.current = this.open({ ...this.options, ...overrides });
+    await queueServed(old, Number(this.options.connectionTimeoutMillis) || 0);
     const closed = closedConnections(old, old.idleCount);
     await old.end();
     await closed;
@@ -71,6 +74,28 @@ class OwnedPool extends EventEmitter implements RawPool {
     pool.on('error', this.forwardError);
     return pool;
   }
+}
+
+/**
+ * Answers once nobody waits for a connection of the pool: each waiter got one
+ * (node-postgres emits `acquire`) or gave up after `timeoutMs`, the pool's
+ * connection timeout (no event then, so that is the longest this waits; 0, no
+ * timeout, waits for every waiter to be served).
+ */
+function queueServed(pool: Pool, timeoutMs: number): Promise<void> {
+  if (pool.waitingCount === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      pool.off('acquire', served);
+      clearTimeout(timer);
+      resolve();
+    };
+    const served = () => {
+      if (pool.waitingCount === 0) done();
+    };
+    const timer = timeoutMs > 0 ? setTimeout(done, timeoutMs).unref() : undefined;
+    pool.on('acquire', served);
+  });
 }
 
 /** Answers once `count` of the pool's connections have closed (node-postgres emits `remove` when a client's connection has ended). */
