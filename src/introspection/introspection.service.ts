@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { AccessTokenVerifier, VerifiedToken } from '../credentials/access-token-verifier';
-import type { AccessTokenClaims } from '../keys/access-token.service';
-import type { UserAuthState } from '../user/user.repository';
 import { Principal } from '../access/principal';
 import { int64 } from '../common/wire/wire';
 import { IntrospectionResponse } from './dto/introspection.dto';
@@ -9,12 +7,11 @@ import { IntrospectionResponse } from './dto/introspection.dto';
 @Injectable()
 export class IntrospectionService {
   /**
-   * The last answer serialized for each cached user state, with the claims it was
-   * made from: the answer is a pure function of the two, and both are the cache's
-   * own objects (a change of the user replaces the state object, so its answer goes
-   * with it).
+   * The answer serialized for each cached verdict: the answer is a pure function of
+   * it, and the verifier gives the same verdict object only while its token, tenant
+   * and user state are unchanged (a change makes a new one, so its answer goes with it).
    */
-  private readonly payloads = new WeakMap<UserAuthState, { claims: AccessTokenClaims; payload: SerializedAnswer }>();
+  private readonly payloads = new WeakMap<VerifiedToken, SerializedAnswer>();
 
   constructor(private readonly verifier: AccessTokenVerifier) {}
 
@@ -36,11 +33,11 @@ export class IntrospectionService {
   introspectCachedPayload(caller: Principal, token: string): SerializedAnswer | undefined {
     const verified = this.verifier.verifyCached(token, caller.tenant.id);
     if (!verified) return undefined;
-    const memo = this.payloads.get(verified.user);
-    if (memo !== undefined && memo.claims === verified.claims) return memo.payload;
+    const memo = this.payloads.get(verified);
+    if (memo !== undefined) return memo;
     const json = JSON.stringify(answerOf(verified));
     const payload = new SerializedAnswer(json, Buffer.byteLength(json));
-    this.payloads.set(verified.user, { claims: verified.claims, payload });
+    this.payloads.set(verified, payload);
     return payload;
   }
 }

@@ -6,7 +6,6 @@ import { DomainError } from '../common/errors/domain-error';
 import { Reason } from '../common/errors/error-codes';
 import { isUuid } from '../common/wire/wire';
 import { KeyService, SIGNING_ALG } from './key.service';
-import { setBounded } from '../common/bounded-map';
 
 /** The claims of an access token (docs/api.md, Credentials). */
 export interface AccessTokenClaims {
@@ -62,19 +61,16 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
 ]);
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-/** Verified tokens remembered (signature checks are deterministic); oldest evicted first. */
-const VERIFIED_CACHE_MAX = 50_000;
 
-interface VerifiedEntry {
-  claims: AccessTokenClaims;
-  kid: string;
+/** A token whose signature, issuer and key owner held: its claims, and the key that signed it. */
+export interface VerifiedSignature {
+  readonly claims: AccessTokenClaims;
+  readonly kid: string;
 }
 
 /** Signs access tokens with the tenant's current key and verifies them against the cached public keys. */
 @Injectable()
 export class AccessTokenService {
-  private readonly verified = new Map<string, VerifiedEntry>();
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jwt: JwtService,
@@ -112,31 +108,22 @@ export class AccessTokenService {
   }
 
   /**
+   * What can change since `verify` accepted a token, checked again: its expiry
+   * (exact: TOKEN_EXPIRED) and whether its key is still published (false when not:
+   * then `verify` decides afresh). Signature checks are deterministic, so a caller
+   * may remember `verify`'s answer and ask only this.
+   */
+  stillValid(verified: VerifiedSignature): boolean {
+    if (Math.floor(Date.now() / 1000) >= verified.claims.exp) throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
+    return this.keys.isPublished(verified.kid);
+  }
+
+  /**
    * Verifies signature, issuer and expiry (exact, no leeway) and that the token's
    * tenant is the owner of the key that signed it. TOKEN_INVALID / TOKEN_EXPIRED otherwise.
    */
-  /**
-   * The claims of a token this instance verified before, checked again for what
-   * can change — its expiry (exact: TOKEN_EXPIRED) and that its key is still
-   * published — without a second signature check; undefined for any other token
-   * (then `verify` does the whole work).
-   */
-  verifiedBefore(token: string): AccessTokenClaims | undefined {
-    const cached = this.verified.get(token);
-    if (cached === undefined) return undefined;
-    if (Math.floor(Date.now() / 1000) >= cached.claims.exp) {
-      this.verified.delete(token);
-      throw DomainError.unauthenticated(Reason.TOKEN_EXPIRED, 'The token has expired.');
-    }
-    if (this.keys.isPublished(cached.kid)) return cached.claims;
-    this.verified.delete(token);
-    return undefined;
-  }
-
-  async verify(token: string): Promise<AccessTokenClaims> {
+  async verify(token: string): Promise<VerifiedSignature> {
     const invalid = () => DomainError.unauthenticated(Reason.TOKEN_INVALID, 'The token is invalid.');
-    const cached = this.verifiedBefore(token);
-    if (cached) return cached;
     if (!this.looksLikeJwt(token)) throw invalid();
     let decoded: { header?: { kid?: unknown; alg?: unknown } } | null;
     try {
@@ -163,8 +150,7 @@ export class AccessTokenService {
       throw invalid();
     }
     if (claims.tenantID !== entry.tenantId || !isUuid(claims.sub) || !isUuid(claims.sectorID) || (claims.sid !== undefined && !isUuid(claims.sid))) throw invalid();
-    setBounded(this.verified, token, { claims, kid }, VERIFIED_CACHE_MAX);
-    return claims;
+    return { claims, kid };
   }
 }
 

@@ -49,10 +49,22 @@ interface Barrier {
 }
 
 interface Entry {
+  key: string;
   value: unknown;
   tenantId: string;
   tag: string;
   at: number;
+  /** Set when the entry leaves the cache, for whoever kept it (`stillServes`). */
+  dropped: boolean;
+}
+
+/**
+ * A cached value as `peekEntry` found it. Whoever keeps it asks `stillServes`
+ * before using it again: that answers what `peek` of the same key would, without
+ * building the key or looking it up.
+ */
+export interface CacheHandle<T> {
+  readonly value: T;
 }
 
 /** What the cache knows of one tenant. */
@@ -166,11 +178,11 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     if (!this.enabled) return load();
     const hit = this.hitIn<T>(key);
     if (hit !== undefined) {
-      if (this.synced()) return hit;
+      if (this.synced()) return hit.value;
       // Served only once every change committed before this request is heard (and has dropped what it names).
       if (await this.sync()) {
         const still = this.hitIn<T>(key);
-        if (still !== undefined) return still;
+        if (still !== undefined) return still.value;
       }
     }
     this.misses++;
@@ -183,7 +195,9 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     const tag = tagOf(value);
     if (state.generation !== generation || isUnsettled(state, tag)) return value;
     if (this.entries.size >= this.config.authCacheEntries) this.evictOldest();
-    this.entries.set(key, { value, tenantId: tenant.id, tag, at: now });
+    const replaced = this.entries.get(key);
+    if (replaced !== undefined) replaced.dropped = true;
+    this.entries.set(key, { key, value, tenantId: tenant.id, tag, at: now, dropped: false });
     let keys = state.tags.get(tag);
     if (!keys) state.tags.set(tag, (keys = new Set()));
     keys.add(key);
@@ -195,8 +209,29 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
    * undefined when `read` would go to the database or wait for `sync` (the hot
    * path's way to skip promises on a hit).
    */
-  peek<T>(_tenant: TenantEntity, key: string): T | undefined {
+  peek<T>(tenant: TenantEntity, key: string): T | undefined {
+    return this.peekEntry<T>(tenant, key)?.value;
+  }
+
+  /** `peek`, answering the entry itself, which the caller may keep and test again with `stillServes`. */
+  peekEntry<T>(_tenant: TenantEntity, key: string): CacheHandle<T> | undefined {
     return this.enabled && this.synced() ? this.hitIn<T>(key) : undefined;
+  }
+
+  /**
+   * Whether an entry `peekEntry` answered is still what `peek` of its key would
+   * answer now: the same checks (the request synced, the entry neither dropped by a
+   * change nor expired), without the lookup.
+   */
+  stillServes(handle: CacheHandle<unknown>): boolean {
+    const entry = handle as Entry;
+    if (entry.dropped || !this.enabled || !this.synced()) return false;
+    if (Date.now() - entry.at < this.config.authCacheTtlMs) {
+      this.hits++;
+      return true;
+    }
+    this.dropEntry(entry);
+    return false;
   }
 
   /**
@@ -228,14 +263,14 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     return !this.strict || requestContext.getStore()?.authSynced === true;
   }
 
-  private hitIn<T>(key: string): T | undefined {
+  private hitIn<T>(key: string): CacheHandle<T> | undefined {
     const hit = this.entries.get(key);
     if (hit === undefined) return undefined;
     if (Date.now() - hit.at < this.config.authCacheTtlMs) {
       this.hits++;
-      return hit.value as T;
+      return hit as CacheHandle<T>;
     }
-    this.dropEntry(key, hit);
+    this.dropEntry(hit);
     return undefined;
   }
 
@@ -318,14 +353,14 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     const state = this.stateOf(tenantId);
     state.generation = ++this.changes;
     if (tags === '*') {
-      for (const keys of state.tags.values()) for (const key of keys) this.entries.delete(key);
+      for (const keys of state.tags.values()) for (const key of keys) this.removeKey(key);
       state.tags.clear();
     } else {
       for (const tag of tags) {
         const keys = state.tags.get(tag);
         if (!keys) continue;
         state.tags.delete(tag);
-        for (const key of keys) this.entries.delete(key);
+        for (const key of keys) this.removeKey(key);
       }
     }
     if (xid === undefined) return;
@@ -475,6 +510,7 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private clearAll(): void {
+    for (const entry of this.entries.values()) entry.dropped = true;
     this.entries.clear();
     for (const state of this.tenants.values()) {
       state.generation = ++this.changes;
@@ -482,27 +518,37 @@ export class AuthStateCache implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  private dropEntry(key: string, entry: Entry): void {
-    this.entries.delete(key);
+  /** Drops an entry that is in the cache, with its place among its tag's keys. */
+  private dropEntry(entry: Entry): void {
+    entry.dropped = true;
+    this.entries.delete(entry.key);
     const keys = this.tenants.get(entry.tenantId)?.tags.get(entry.tag);
-    keys?.delete(key);
+    keys?.delete(entry.key);
     if (keys?.size === 0) this.tenants.get(entry.tenantId)?.tags.delete(entry.tag);
+  }
+
+  /** Drops the entry under `key`, if any (its tag's keys are the caller's to clear). */
+  private removeKey(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    entry.dropped = true;
+    this.entries.delete(key);
   }
 
   /** Drops the oldest tenth of the entries (a Map iterates in insertion order). */
   private evictOldest(): void {
     let n = Math.max(1, Math.floor(this.entries.size * EVICT_SHARE));
-    for (const [key, entry] of this.entries) {
+    for (const entry of this.entries.values()) {
       if (n-- <= 0) break;
-      this.dropEntry(key, entry);
+      this.dropEntry(entry);
     }
   }
 
   /** Drops expired entries, and now and then the expired announcements in the main database. */
   private sweep(): void {
     const now = Date.now();
-    for (const [key, entry] of this.entries) {
-      if (now - entry.at >= this.config.authCacheTtlMs) this.dropEntry(key, entry);
+    for (const entry of this.entries.values()) {
+      if (now - entry.at >= this.config.authCacheTtlMs) this.dropEntry(entry);
     }
     const client = this.client;
     if (this.live && client && now - this.lastPurge >= HINT_PURGE_MS) {

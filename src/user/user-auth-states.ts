@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthStateCache } from '../tenancy/auth-state-cache';
+import { AuthStateCache, CacheHandle } from '../tenancy/auth-state-cache';
 import { TenantConnections } from '../tenancy/tenant-connections';
 import { TenantEntity } from '../tenancy/tenant.entity';
 import { UserAuthState, UserRepository } from './user.repository';
@@ -26,9 +26,18 @@ export class UserAuthStates {
     );
   }
 
-  /** The state `of` would answer from the cache, or undefined when it would read the database. */
-  cached(tenant: TenantEntity, userId: string, sessionId?: string): UserAuthState | undefined {
-    return this.cache.peek(tenant, keyOf(tenant, userId, sessionId));
+  /**
+   * The cache's entry of the state `of` would answer from the cache, or undefined
+   * when it would read the database. Whoever keeps the entry asks `stillCached`
+   * before using its state again.
+   */
+  cached(tenant: TenantEntity, userId: string, sessionId?: string): CacheHandle<UserAuthState> | undefined {
+    return this.cache.peekEntry(tenant, keyOf(tenant, userId, sessionId));
+  }
+
+  /** Whether an entry `cached` answered is still what it would answer now (no change of the user or session since, not expired). */
+  stillCached(entry: CacheHandle<UserAuthState>): boolean {
+    return this.cache.stillServes(entry);
   }
 }
 
