@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -136,43 +136,6 @@ export class BenchDatabases {
       await this.server?.stop();
       if (this.serverDir) rmSync(this.serverDir, { recursive: true, force: true });
     }
-  }
-}
-
-/**
- * TCP connections a process holds to the database server's port, read from /proc
- * (its socket inodes matched against /proc/net/tcp{,6}): a per-instance count even
- * when several instances share one database and one application name.
- */
-export function processConnections(pid: number, port: number): number | null {
-  try {
-    const inodes = new Set<string>();
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m) inodes.add(m[1]);
-      } catch {
-        /* closed meanwhile */
-      }
-    }
-    const portHex = port.toString(16).toUpperCase().padStart(4, '0');
-    let n = 0;
-    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-      let text = '';
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const line of text.split('\n').slice(1)) {
-        const cols = line.trim().split(/\s+/);
-        // cols: sl local_address rem_address st ... inode(9); state 01 = ESTABLISHED
-        if (cols.length > 9 && cols[2].endsWith(`:${portHex}`) && cols[3] === '01' && inodes.has(cols[9])) n++;
-      }
-    }
-    return n;
-  } catch {
-    return null;
   }
 }
 

@@ -1,5 +1,5 @@
 import { BenchContext, introspectionRequest, Target } from '../lib/context';
-import { processConnections } from '../lib/database';
+import { ConnectionCounter } from '../lib/process-connections';
 import { LoadFigures, round, sleep, splitLoad } from '../lib/load';
 import { fmt, log, times } from '../lib/report';
 import { ServiceInstance } from '../lib/service';
@@ -48,6 +48,7 @@ export async function scaleOutScenario(ctx: BenchContext, a: Target, b: ServiceI
   const backgroundPerSecond = (start - idleFrom) / ((performance.now() - idleStart) / 1000);
 
   const phases: Phase[] = [];
+  const counter = new ConnectionCounter();
   for (const n of [1, 2]) {
     log(`scale-out: ${n} instance(s)`);
     const used = instances.slice(0, n);
@@ -59,8 +60,8 @@ export async function scaleOutScenario(ctx: BenchContext, a: Target, b: ServiceI
       while (sampling) {
         const s = await dbs.connections(prefix);
         if (s.total > maxServer.total) maxServer = s;
-        used.forEach((inst, i) => {
-          const c = processConnections(inst.pid, dbs.port);
+        const counts = await Promise.all(used.map((inst) => counter.count(inst.pid, dbs.port)));
+        counts.forEach((c, i) => {
           if (c !== null) maxPer[i] = Math.max(maxPer[i] ?? 0, c);
         });
         await sleep(500);
@@ -77,6 +78,7 @@ export async function scaleOutScenario(ctx: BenchContext, a: Target, b: ServiceI
     start = end;
     phases.push({ instances: n, total, each, connectionsPerInstance: maxPer, serverConnections: maxServer, transactions, transactionsPerIntrospection: round(transactions / Math.max(1, total.requests), 3), grossTransactions, windowSeconds: round(windowSeconds, 1) });
   }
+  await counter.close();
   report.set('scaleOut', { connections: config.connections, backgroundCommitsPerSecond: round(backgroundPerSecond, 2), phases });
   const [one, two] = phases;
   report.row({ metric: 'introspection, 2 instances vs 1 (req/s)', value: `${fmt(two.total.rps)} (p99 ${two.total.p99} ms)`, baseline: `1 instance ${fmt(one.total.rps)} (p99 ${one.total.p99} ms)`, ratio: times(two.total.rps, one.total.rps), goal: '', pass: null });

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { connectionBudget, TenantMode } from '../lib/config';
 import { BenchContext } from '../lib/context';
-import { machineBusyMs, processConnections, processCpuMs, rssMiB } from '../lib/database';
+import { machineBusyMs, processCpuMs, rssMiB } from '../lib/database';
+import { ConnectionCounter } from '../lib/process-connections';
 import {
   login,
   platformLogin,
@@ -267,12 +268,14 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
   const instance = await startService(dep, ctx.runDir, `service-tenants-${mode}`, { TENANCY_MODE: mode, ...limits.env });
   const A = instance.base;
   let b: ServiceInstance | undefined;
+  // The instance's own sockets are counted off the load generator's thread (ConnectionCounter).
+  const counter = new ConnectionCounter();
   try {
     const snapshot = async (): Promise<Snapshot> => {
-      const { total, byApplication } = await dbs.connections(db.name);
+      const [{ total, byApplication }, processConnections] = await Promise.all([dbs.connections(db.name), counter.count(instance.pid, dbs.port)]);
       const bench = Object.entries(byApplication).reduce((s, [app, n]) => s + (app.startsWith('iam-bench') ? n : 0), 0);
       const relay = byApplication[RELAY_APPLICATION] ?? 0;
-      return { rssMiB: rssMiB(instance.pid), processConnections: processConnections(instance.pid, dbs.port), serverConnections: total - relay - bench, relayConnections: relay };
+      return { rssMiB: rssMiB(instance.pid), processConnections, serverConnections: total - relay - bench, relayConnections: relay };
     };
     const fresh = await snapshot();
     out.fresh = fresh;
@@ -576,6 +579,7 @@ async function tenantsInMode(ctx: BenchContext, mode: TenantMode, out: Record<st
 
     for (const row of revocation?.rows ?? []) report.row(row);
   } finally {
+    await counter.close();
     await b?.stop();
     await instance.stop();
   }
