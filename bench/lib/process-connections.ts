@@ -5,6 +5,8 @@ import { Worker } from 'node:worker_threads';
  * TCP connections a process holds to the database server's port, read from /proc
  * (its socket inodes matched against /proc/net/tcp{,6}): a per-instance count even
  * when several instances share one database and one application name.
+ *
+ * @public The worker of `ConnectionCounter` requires it by name.
  */
 export function processConnections(pid: number, port: number): number | null {
   try {
