@@ -63,7 +63,8 @@ class OwnedPool extends EventEmitter implements RawPool {
   async replace(overrides: Partial<PoolOptions>): Promise<void> {
     const old = this.current;
     this.current = this.open({ ...this.options, ...overrides });
-    await queueServed(old, Number(this.options.connectionTimeoutMillis) || 0);
+    // With nobody queued (always so when a pool is retired: only idle ones are), the old pool ends in the caller's turn.
+    if (old.waitingCount > 0) await queueServed(old, Number(this.options.connectionTimeoutMillis) || 0);
     const closed = closedConnections(old, old.idleCount);
     await old.end();
     await closed;
@@ -83,7 +84,6 @@ class OwnedPool extends EventEmitter implements RawPool {
  * timeout, waits for every waiter to be served).
  */
 function queueServed(pool: Pool, timeoutMs: number): Promise<void> {
-  if (pool.waitingCount === 0) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       pool.off('acquire', served);
