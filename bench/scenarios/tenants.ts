@@ -230,9 +230,9 @@ function perLogin(amount: number, logins: LoadFigures, digits = 2): string {
  * introspection rotating over one tenant's tokens, then over every tenant's
  * (consecutive requests on different tenants); password logins rotating over every
  * tenant's admin beside raw bcrypt; the instance's RSS and DB connections when
- * fresh, before the loads, during them (max of samples every 500 ms, the instance's own sockets every 5 s) and 3 s after;
- * and revocations on a second instance over random tenants, through the API and in
- * plain SQL.
+ * fresh, before the loads, during them (max of samples every 500 ms, the instance's
+ * own sockets every 5 s) and 3 s after; and revocations on a second instance over
+ * random tenants, through the API and in plain SQL.
  */
 export async function tenantsScenario(ctx: BenchContext): Promise<void> {
   const modes: Record<string, Record<string, unknown>> = {};
